@@ -1,0 +1,55 @@
+// Typed errors with stable codes: the CLI maps them to one-line messages and exit codes, the server to HTTP statuses.
+
+/** Stable error codes. Never renumber or rename: users script against them. */
+export const errorCodes = {
+  INPUT_NOT_FOUND: "the path does not exist or cannot be read",
+  INPUT_EMPTY: "the file is empty",
+  INPUT_NOT_MEDIA: "the file is not a video or audio file ffmpeg can read",
+  INPUT_CORRUPT: "the media file is damaged and cannot be decoded",
+  INPUT_NO_STREAMS: "the file has neither a video nor an audio stream",
+  INPUT_UNSUPPORTED: "the input is of a kind this command does not accept",
+  PATH_OUTSIDE_LIBRARY: "the path escapes the library",
+  TOOL_MISSING: "a required system program is not installed",
+  TOOL_FAILED: "a system program failed",
+  STORE_FAILED: "the library store failed",
+  STORE_LOCKED: "another process holds the library",
+  VIDEO_NOT_FOUND: "no video with that id in the library",
+  CONFIG_INVALID: "the configuration is invalid",
+  ARGUMENT_INVALID: "a command argument is invalid",
+  QUESTIONS_INVALID: "the questions file is not in the expected format",
+  INTERRUPTED: "the work was interrupted",
+  INTERNAL: "an unexpected internal error",
+} as const;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+const marker = Symbol.for("videorag.error");
+
+/** The one error type the engine throws on purpose; `code` is stable, `retryable` says whether trying again may help. */
+export class VideoRagError extends Error {
+  readonly [marker] = true;
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  /** What the error is about, e.g. the file path, shown first on the CLI line. */
+  readonly subject?: string;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; retryable?: boolean; subject?: string } = {}) {
+    super(message, { cause: options.cause });
+    this.name = "VideoRagError";
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.subject = options.subject;
+  }
+
+  /** True for any VideoRagError, even one from another copy of the package. */
+  static isInstance(value: unknown): value is VideoRagError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}
+
+/** Wraps anything thrown into a VideoRagError, keeping ours as they are. */
+export function toVideoRagError(error: unknown, fallback: ErrorCode = "INTERNAL"): VideoRagError {
+  if (VideoRagError.isInstance(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new VideoRagError(fallback, message, { cause: error });
+}

@@ -1,0 +1,5 @@
+// The vocabulary of videorag: types and errors only, no I/O.
+export * from "./errors.js";
+export type * from "./model.js";
+export type * from "./providers.js";
+export type * from "./store.js";

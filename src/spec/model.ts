@@ -1,0 +1,100 @@
+// The vocabulary of the engine: videos, clips, time-coded text, frames, hits, citations, answers. Types only.
+
+/** Where a piece of text came from. */
+export type SegmentSource = "subtitle" | "speech" | "screen" | "transcript";
+
+/** A video (or a transcript standing for one) in the library. */
+export interface Video {
+  /** Content-derived id (sha256 prefix of the file), or the file stem for transcript-only sources. */
+  id: string;
+  /** Absolute path of the source file as ingested. */
+  path: string;
+  title: string;
+  durationSeconds: number;
+  /** "media" for a real video/audio file, "transcript" for a video known only by its transcript. */
+  kind: "media" | "transcript";
+  sizeBytes: number;
+  width?: number;
+  height?: number;
+  hasAudio: boolean;
+  hasVideo: boolean;
+  /** True when segment times were estimated (transcripts without timestamps). */
+  timesEstimated: boolean;
+  ingestedAt: string;
+  clipCount: number;
+}
+
+/** A fixed-length slice of a video: the unit of retrieval. */
+export interface Clip {
+  videoId: string;
+  index: number;
+  startSecond: number;
+  endSecond: number;
+}
+
+/** Time-coded text from one channel. */
+export interface Segment {
+  startSecond: number;
+  endSecond: number;
+  text: string;
+  source: SegmentSource;
+}
+
+/** A sampled frame, kept by time (pixels are not stored). */
+export interface Frame {
+  timeSecond: number;
+  /** 64-bit perceptual hash as 16 hex characters, used to de-duplicate. */
+  hash?: string;
+}
+
+/** One retrieved moment. */
+export interface Hit {
+  videoId: string;
+  path: string;
+  title: string;
+  startSecond: number;
+  endSecond: number;
+  score: number;
+  /** The matching text, trimmed for display. */
+  text: string;
+  /** The channels the matching text came from. */
+  source: SegmentSource[];
+  /** Which retriever produced the hit. */
+  retriever: string;
+}
+
+/** A whole video ranked for a question. */
+export interface VideoHit {
+  videoId: string;
+  path: string;
+  title: string;
+  score: number;
+  /** Best moments inside the video. */
+  moments: Hit[];
+}
+
+export interface Citation {
+  videoId: string;
+  path: string;
+  title: string;
+  startSecond: number;
+  endSecond: number;
+  quote: string;
+  score: number;
+}
+
+/** A warning the user sees: something was unsupported, fell back or was skipped. */
+export interface Warning {
+  type: "unsupported" | "fallback" | "skipped" | "degraded";
+  feature: string;
+  detail: string;
+}
+
+export interface Answer {
+  text: string;
+  citations: Citation[];
+  /** Which profile/providers produced the answer, e.g. "lite (extractive, bm25)". */
+  profile: string;
+  warnings: Warning[];
+  timings: Record<string, number>;
+}

@@ -1,0 +1,79 @@
+// The Store seam: what ingest writes and retrieval reads. SQLite is the default implementation.
+
+import type { Clip, Frame, Segment, SegmentSource, Video } from "./model.js";
+
+/** Everything a video contributes, written in one transaction when all its stages are done. */
+export interface VideoContent {
+  video: Omit<Video, "ingestedAt" | "clipCount">;
+  clips: ClipDocument[];
+  segments: Segment[];
+  frames: Frame[];
+  /** Content fingerprint of the source (sha256 hex), to notice a changed transcript with the same id. */
+  fingerprint: string;
+}
+
+/** A clip with its text per channel: the document BM25 indexes. */
+export interface ClipDocument extends Clip {
+  /** Subtitle, speech or transcript text inside the clip. */
+  transcript: string;
+  /** On-screen text inside the clip. */
+  screen: string;
+  /** Visual words (detections, tags, captions); empty in this release's lite profile. */
+  visual: string;
+}
+
+/** A lexical query, already analysed by the retrieval layer. */
+export interface LexicalQuery {
+  /** Terms as the user typed them (the store's tokenizer stems them), each with a weight ≥ 0. */
+  terms: { text: string; weight: number }[];
+  /** Phrases (two or more words) that score extra when they occur together. */
+  phrases?: string[];
+  /** Field weights for transcript, screen and visual text. */
+  fieldWeights?: { transcript: number; screen: number; visual: number };
+  limit: number;
+  /** Restrict to these videos. */
+  videoIds?: string[];
+}
+
+export interface ClipMatch {
+  videoId: string;
+  clipIndex: number;
+  startSecond: number;
+  endSecond: number;
+  /** Higher is better. */
+  score: number;
+}
+
+export interface StageRecord {
+  stage: string;
+  /** Hash of the stage's inputs and settings: a changed key re-runs the stage. */
+  key: string;
+  output: unknown;
+}
+
+export interface Store {
+  /** Ready videos, newest first. Pending (half-ingested) videos are never listed. */
+  listVideos(): Video[];
+  getVideo(id: string): Video | undefined;
+  /** The fingerprint a ready video was ingested with, if any. */
+  getFingerprint(id: string): string | undefined;
+  /** Removes a video and everything it contributed; false when it was not there. */
+  removeVideo(id: string): boolean;
+
+  /** Stage results saved by an unfinished ingest of this video, for resuming. */
+  loadStages(videoId: string): StageRecord[];
+  saveStage(videoId: string, record: StageRecord): void;
+  /** Drops the staged results of an ingest that failed on bad input. */
+  discardStages(videoId: string): void;
+  /** Makes the video visible, atomically, replacing any earlier version with the same id, and drops its staged results. */
+  commitVideo(content: VideoContent): void;
+
+  searchClips(query: LexicalQuery): ClipMatch[];
+  getClips(keys: { videoId: string; clipIndex: number }[]): ClipDocument[];
+  /** Segments of a video overlapping [startSecond, endSecond). */
+  getSegments(videoId: string, startSecond: number, endSecond: number): (Segment & { source: SegmentSource })[];
+  /** Number of clip documents containing the term after the store's analysis, and the total; for query weighting. */
+  termDocumentFrequency(terms: string[]): { frequencies: Map<string, number>; documentCount: number };
+
+  close(): void;
+}
