@@ -1,0 +1,38 @@
+// Turns time-coded segments into clip documents: each clip gets the text of every segment that overlaps it.
+
+import type { ClipDocument, Segment } from "../spec/index.js";
+
+export interface ClipSpan {
+  index: number;
+  startSecond: number;
+  endSecond: number;
+}
+
+/**
+ * A segment belongs to the clip holding its midpoint, so a line said across a boundary is indexed once,
+ * where most of it is; screen text that spans many clips (a slide left up) belongs to each clip it covers.
+ */
+export function buildClipDocuments(videoId: string, clips: ClipSpan[], segments: Segment[]): ClipDocument[] {
+  const documents: ClipDocument[] = clips.map((clip) => ({ videoId, ...clip, transcript: "", screen: "", visual: "" }));
+  const parts = documents.map(() => ({ transcript: [] as string[], screen: [] as string[] }));
+  const lastIndex = clips.length - 1;
+  const clipAt = (second: number): number => {
+    const found = clips.findIndex((clip) => second >= clip.startSecond && second < clip.endSecond);
+    return found === -1 ? (second < (clips[0]?.startSecond ?? 0) ? 0 : lastIndex) : found;
+  };
+  for (const segment of segments) {
+    if (lastIndex < 0) break;
+    if (segment.source === "screen") {
+      const first = clipAt(segment.startSecond);
+      const last = clipAt(Math.max(segment.startSecond, segment.endSecond - 1e-6));
+      for (let index = first; index <= last; index++) parts[index]?.screen.push(segment.text);
+    } else {
+      parts[clipAt((segment.startSecond + segment.endSecond) / 2)]?.transcript.push(segment.text);
+    }
+  }
+  documents.forEach((document, index) => {
+    document.transcript = parts[index]?.transcript.join("\n") ?? "";
+    document.screen = parts[index]?.screen.join("\n") ?? "";
+  });
+  return documents;
+}
