@@ -1,0 +1,88 @@
+// The command line as a user runs it: output shapes, exit codes, one-line errors, and resuming a killed ingest.
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { needsShared, sharedPath } from "../test-support/shared.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+const scratch = mkdtempSync(join(tmpdir(), "videorag-cli-test-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+function cli(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ["--import", "tsx", join(root, "src/cli/run.ts"), ...args], {
+    cwd: scratch,
+    encoding: "utf8",
+    env: { ...process.env, CI: "1", ...env },
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+test("an unknown command prints one line and exits 2", () => {
+  const result = cli(["frobnicate"]);
+  assert.equal(result.status, 2);
+  assert.equal(result.stderr.trim().split("\n").length, 1);
+  assert.match(result.stderr, /ARGUMENT_INVALID/);
+});
+
+test("removing an unknown id is a clear error", () => {
+  const result = cli(["remove", "deadbeefdeadbeef", "--library", join(scratch, "empty")]);
+  assert.equal(result.status, 2);
+  assert.match(result.stderr, /VIDEO_NOT_FOUND/);
+});
+
+test("ingest, search --json and list --json speak the documented shapes", { skip: needsShared }, () => {
+  const library = join(scratch, "shapes");
+  const ingest = cli(["ingest", "--library", library, sharedPath("media/subtitled/friday.mp4")]);
+  assert.equal(ingest.status, 0, ingest.stderr);
+  assert.match(ingest.stdout, /Summary: 1 video/);
+  const search = JSON.parse(cli(["search", "crown jewels", "--json", "--library", library]).stdout) as { hits: Record<string, unknown>[] };
+  const hit = search.hits[0];
+  assert.ok(hit);
+  assert.deepEqual(Object.keys(hit).sort(), ["endSecond", "path", "score", "source", "startSecond", "text", "videoId"]);
+  assert.match(String(hit.text), /crown jewels/);
+  assert.ok(Number(hit.startSecond) >= 4 && Number(hit.startSecond) < 5);
+  const list = JSON.parse(cli(["list", "--json", "--library", library]).stdout) as { videos: Record<string, unknown>[] };
+  assert.equal(list.videos[0]?.title, "friday.mp4");
+  assert.ok(Number(list.videos[0]?.durationSeconds) > 5);
+  const ask = cli(["ask", "who is in a bad humor?", "--library", library]);
+  assert.match(ask.stdout, /\[friday\.mp4 0:03–0:04\]/);
+});
+
+test("a killed ingest leaves no partial video and the next run resumes from the finished stages", { skip: needsShared }, async () => {
+  const library = join(scratch, "resume");
+  const video = sharedPath("media/speech/sintel_trailer-720p.mp4");
+  const args = ["--import", "tsx", join(root, "src/cli/run.ts"), "ingest", "--no-speech", "--library", library, video];
+  const child = spawn(process.execPath, args, { cwd: scratch, env: { ...process.env, CI: "1" } });
+  let stderr = "";
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      // The speech stage is the last quick one: kill while the screen-text stage is reading frames.
+      if (/ speech: /.test(stderr)) child.kill("SIGKILL");
+    });
+    child.on("exit", () => resolve());
+    child.on("error", reject);
+  });
+  assert.doesNotMatch(stderr, /commit:/, "the ingest finished before it could be killed");
+  assert.equal((JSON.parse(cli(["list", "--json", "--library", library]).stdout) as { videos: unknown[] }).videos.length, 0);
+
+  const resumed = cli(["ingest", "--no-speech", "--library", library, video]);
+  assert.equal(resumed.status, 0, resumed.stderr);
+  assert.match(resumed.stderr, /probe: resumed from an earlier run/);
+  assert.match(resumed.stderr, /subtitles: resumed from an earlier run/);
+  assert.doesNotMatch(resumed.stderr, /screen-text: resumed/);
+  assert.equal((JSON.parse(cli(["list", "--json", "--library", library]).stdout) as { videos: unknown[] }).videos.length, 1);
+});
+
+test("GRID talking heads go through pocketsphinx and their words become searchable", { skip: needsShared }, () => {
+  const library = join(scratch, "grid");
+  const result = cli(["ingest", "--library", library, sharedPath("media/speech/grid/bbaf2n.mpg"), sharedPath("media/speech/grid/lwbsza.mpg")]);
+  assert.equal(result.status, 0, result.stderr);
+  assert.match(result.stderr, /speech: pocketsphinx/);
+  const hits = (JSON.parse(cli(["search", "blue now", "--json", "--library", library]).stdout) as { hits: { path: string; source: string[] }[] }).hits;
+  assert.ok(hits[0]?.path.endsWith("bbaf2n.mpg"), JSON.stringify(hits));
+  assert.ok(hits[0]?.source.includes("speech"));
+});

@@ -1,0 +1,103 @@
+// End-to-end through the library API on real media from ../shared: what a user sees after ingest, search and ask.
+import assert from "node:assert/strict";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync, readFileSync, chmodSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { formatCitation } from "./answer/index.js";
+import { openLibrary, type Library } from "./library.js";
+import { needsShared, sharedPath } from "./test-support/shared.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "videorag-library-test-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("a library of subtitled videos", { skip: needsShared }, () => {
+  let library: Library;
+  before(async () => {
+    library = await openLibrary({ path: join(scratch, "subtitled") });
+  });
+  after(() => library.close());
+
+  test("friday.mp4 with its .vtt answers 'who is in a bad humor?' citing 0:03–0:04", async () => {
+    const report = await library.ingest([sharedPath("media/subtitled/friday.mp4")]);
+    assert.equal(report.failed, 0);
+    assert.match(report.results[0]?.notes.join(" ") ?? "", /sidecar/);
+    const answer = await library.ask("who is in a bad humor?");
+    const first = answer.citations[0];
+    assert.ok(first, answer.text);
+    assert.equal(first.title, "friday.mp4");
+    assert.equal(formatCitation(first), "[friday.mp4 0:03–0:04]");
+    assert.match(first.quote, /bad humor/);
+    assert.match(answer.text, /\[friday\.mp4 0:03–0:04\]/);
+    assert.match(answer.profile, /lite/);
+  });
+
+  test("re-ingesting the same file does nothing", async () => {
+    const report = await library.ingest([sharedPath("media/subtitled/friday.mp4")]);
+    assert.equal(report.results[0]?.status, "unchanged");
+    assert.equal(library.list().length, 1);
+  });
+
+  test("a question about something absent says so instead of padding", async () => {
+    const answer = await library.ask("how do I replace a bicycle chain?");
+    assert.equal(answer.citations.length, 0);
+    assert.match(answer.text, /[Nn]othing/);
+  });
+
+  for (const file of ["popeye_vobsub.mkv", "popeye_pgs.mkv"]) {
+    test(`${file}: bitmap subtitles are read, and a line of the .srt is found within a second of its cue`, async () => {
+      const report = await library.ingest([sharedPath("media/subtitled", file)]);
+      assert.equal(report.failed, 0, JSON.stringify(report.results));
+      assert.match(report.results[0]?.notes.join(" ") ?? "", /bitmap/);
+      const hits = library.search("That's the biggest buzzard I ever saw", { limit: 5 }).filter((hit) => hit.title === file);
+      assert.ok(hits[0], "no hit in the video");
+      assert.ok(Math.abs(hits[0].startSecond - 57.012) <= 1, `moment starts at ${hits[0].startSecond}`);
+      assert.ok(hits[0].source.includes("subtitle"));
+    });
+  }
+
+  test("remove takes the video out of list and search", async () => {
+    const video = library.list().find((item) => item.title === "popeye_pgs.mkv");
+    assert.ok(video);
+    library.remove(video.id);
+    assert.ok(!library.list().some((item) => item.id === video.id));
+    assert.ok(!library.search("biggest buzzard").some((hit) => hit.videoId === video.id));
+  });
+});
+
+describe("bad input in a batch", { skip: needsShared }, () => {
+  test("each bad file fails with its own code, the good ones are ingested, nothing half-written remains", async () => {
+    const folder = join(scratch, "mixed");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(sharedPath("media/subtitled/friday.mp4"), join(folder, "friday.mp4"));
+    copyFileSync(sharedPath("media/subtitled/friday.vtt"), join(folder, "friday.vtt"));
+    writeFileSync(join(folder, "empty.mp4"), "");
+    writeFileSync(join(folder, "notes.mp4"), "these are my meeting notes, not a video\n".repeat(20));
+    const sintel = readFileSync(sharedPath("media/speech/sintel_trailer-720p.mp4"));
+    writeFileSync(join(folder, "truncated.mp4"), sintel.subarray(0, Math.floor(sintel.length / 3)));
+    writeFileSync(join(folder, "readme.txt"), "not media");
+    const locked = join(folder, "locked.mp4");
+    copyFileSync(sharedPath("media/subtitled/friday.mp4"), locked);
+    chmodSync(locked, 0o000);
+
+    const library = await openLibrary({ path: join(scratch, "mixed-library"), speech: false });
+    try {
+      const report = await library.ingest([folder, join(folder, "missing.mp4")]);
+      const byName = new Map(report.results.map((result) => [result.path.split("/").pop(), result]));
+      assert.equal(byName.get("friday.mp4")?.status, "ingested");
+      assert.equal(byName.get("empty.mp4")?.error?.code, "INPUT_EMPTY");
+      assert.equal(byName.get("notes.mp4")?.error?.code, "INPUT_NOT_MEDIA");
+      assert.equal(byName.get("truncated.mp4")?.error?.code, "INPUT_CORRUPT");
+      assert.equal(byName.get("missing.mp4")?.error?.code, "INPUT_NOT_FOUND");
+      assert.equal(byName.get("readme.txt")?.status, "skipped");
+      // root reads any file, so an unreadable file only fails for ordinary users
+      if (process.getuid?.() !== 0) assert.equal(byName.get("locked.mp4")?.error?.code, "INPUT_NOT_FOUND");
+      assert.ok(report.failed >= 4);
+      assert.deepEqual(library.list().map((video) => video.title), ["friday.mp4"]);
+    } finally {
+      chmodSync(locked, 0o600);
+      library.close();
+    }
+  });
+});
