@@ -1,2 +1,25 @@
 // Media layer: ffprobe/ffmpeg as child processes, subtitle parsing. Knows nothing of models or storage.
 export * from "./subtitle-parse.js";
+export { runProcess, type ProcessResult, type RunProcessOptions } from "./run-process.js";
+export { probeMedia, checkDecodable, type MediaInfo, type SubtitleStreamInfo } from "./probe.js";
+export { planClips, type PlannedClip } from "./clip-plan.js";
+export {
+  sampleFrames,
+  frameHash,
+  hashDistance,
+  thumbnailWidth,
+  thumbnailHeight,
+  type SampledFrame,
+  type SampleFramesOptions,
+} from "./frame-sample.js";
+export { extractAudio, readWavSamples } from "./audio.js";
+export {
+  findSidecarSubtitles,
+  readSubtitleFile,
+  extractTextSubtitles,
+  renderBitmapSubtitles,
+  readSubtitles,
+  type BitmapSubtitle,
+  type SubtitleResult,
+  type ReadSubtitlesOptions,
+} from "./subtitles.js";

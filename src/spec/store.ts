@@ -44,6 +44,13 @@ export interface ClipMatch {
   score: number;
 }
 
+/** A whole video ranked by a lexical query over all of its text taken as one document. */
+export interface VideoMatch {
+  videoId: string;
+  /** Higher is better. */
+  score: number;
+}
+
 export interface StageRecord {
   stage: string;
   /** Hash of the stage's inputs and settings: a changed key re-runs the stage. */
@@ -68,7 +75,10 @@ export interface Store {
   /** Makes the video visible, atomically, replacing any earlier version with the same id, and drops its staged results. */
   commitVideo(content: VideoContent): void;
 
+  /** Best clips first, BM25 over each clip's fields; an empty list when no clip matches. */
   searchClips(query: LexicalQuery): ClipMatch[];
+  /** Best videos first, BM25 over each video's whole text (all clips as one document per field). */
+  searchVideos(query: LexicalQuery): VideoMatch[];
   getClips(keys: { videoId: string; clipIndex: number }[]): ClipDocument[];
   /** Segments of a video overlapping [startSecond, endSecond). */
   getSegments(videoId: string, startSecond: number, endSecond: number): (Segment & { source: SegmentSource })[];

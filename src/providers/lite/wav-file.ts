@@ -22,6 +22,7 @@ const extensibleFormat = 0xfffe;
 /** Parses the RIFF chunks of an open WAV file. Throws INPUT_UNSUPPORTED unless it is integer PCM. */
 export async function readWavLayout(file: FileHandle, path: string): Promise<WavLayout> {
   const { size: fileBytes } = await file.stat();
+  if (fileBytes === 0) throw new VideoRagError("INPUT_EMPTY", "the audio file is empty", { subject: path });
   const riff = await readAt(file, 0, 12);
   if (riff.length < 12 || riff.toString("ascii", 0, 4) !== "RIFF" || riff.toString("ascii", 8, 12) !== "WAVE") {
     throw unsupported(path, "it is not a RIFF/WAVE file");

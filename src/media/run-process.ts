@@ -1,0 +1,143 @@
+// Runs an external program (ffmpeg, ffprobe, or a lite provider's tool) and maps its failures to VideoRagError codes,
+// so a missing program, a crash, a timeout and a cancellation each reach the user as one stable code.
+
+import { spawn } from "node:child_process";
+import { VideoRagError } from "../spec/index.js";
+
+export interface RunProcessOptions {
+  /** Written to the program's stdin, which is then closed. Without it stdin is closed at once. */
+  input?: Buffer;
+  /** Aborting kills the program; the call then fails with INTERRUPTED. */
+  signal?: AbortSignal;
+  /** Kills the program and fails with TOOL_FAILED when it runs longer than this. */
+  timeoutMs?: number;
+  /** How to install the program, shown when it is missing, e.g. "apt-get install tesseract-ocr". */
+  installHint?: string;
+  /** Receives stdout as it arrives instead of collecting it, for output too large to hold at once. */
+  onStdout?: (chunk: Buffer) => void;
+  /** Resolve with the exit code instead of failing when the program exits nonzero (the caller classifies stderr). */
+  allowFailure?: boolean;
+  /** Merged over the parent's environment. */
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+export interface ProcessResult {
+  /** Everything written to stdout; empty when `onStdout` was given. */
+  stdout: Buffer;
+  stderr: string;
+  exitCode: number;
+}
+
+const knownInstallHints: Record<string, string> = {
+  ffmpeg: "apt-get install ffmpeg",
+  ffprobe: "apt-get install ffmpeg",
+};
+
+// ffmpeg's log for a damaged file can grow without bound; the tail is what explains a failure.
+const maxStderrBytes = 32 * 1024 * 1024;
+
+// ffmpeg ends most failures with a generic line; the line before it says what went wrong.
+const genericFailureLine = /^(Conversion failed!?|Exiting normally.*)$/;
+
+/** The last stderr line that says something, for error messages. */
+export function lastMeaningfulLine(stderr: string): string {
+  const lines = stderr
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !genericFailureLine.test(line));
+  return lines.at(-1) ?? "";
+}
+
+/** Runs `program` with `args` (no shell) and resolves with its output when it exits with 0. */
+export function runProcess(program: string, args: string[], options: RunProcessOptions = {}): Promise<ProcessResult> {
+  const { signal } = options;
+  if (signal?.aborted) return Promise.reject(interrupted(program, signal));
+
+  return new Promise<ProcessResult>((resolve, reject) => {
+    const child = spawn(program, args, {
+      cwd: options.cwd,
+      env: options.env ? { ...process.env, ...options.env } : process.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const stdoutChunks: Buffer[] = [];
+    const stderrChunks: Buffer[] = [];
+    let stderrBytes = 0;
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+
+    const settle = (error: VideoRagError | undefined, result?: ProcessResult): void => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      if (error) reject(error);
+      else if (result) resolve(result);
+    };
+    const kill = (): void => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    };
+    const onAbort = (): void => {
+      kill();
+      settle(interrupted(program, signal));
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        kill();
+        const seconds = Math.round((options.timeoutMs ?? 0) / 100) / 10;
+        settle(new VideoRagError("TOOL_FAILED", `${program} took longer than ${seconds} s and was stopped`, { retryable: true }));
+      }, options.timeoutMs);
+    }
+
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (options.onStdout) {
+        try {
+          options.onStdout(chunk);
+        } catch (error) {
+          kill();
+          settle(toFailure(program, error));
+        }
+      } else {
+        stdoutChunks.push(chunk);
+      }
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderrChunks.push(chunk);
+      stderrBytes += chunk.length;
+      while (stderrBytes > maxStderrBytes && stderrChunks.length > 1) stderrBytes -= stderrChunks.shift()?.length ?? 0;
+    });
+    // A program that exits before reading all its input closes the pipe; its exit status tells what happened.
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(options.input);
+
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") {
+        const hint = options.installHint ?? knownInstallHints[program];
+        settle(new VideoRagError("TOOL_MISSING", `${program} is not installed${hint ? ` (${hint})` : ""}`, { cause: error }));
+      } else {
+        settle(new VideoRagError("TOOL_FAILED", `${program} could not be started: ${error.message}`, { cause: error }));
+      }
+    });
+    child.on("close", (code, killedBy) => {
+      const stderr = Buffer.concat(stderrChunks).toString("utf8");
+      const exitCode = code ?? -1;
+      if (exitCode === 0 || options.allowFailure) {
+        settle(undefined, { stdout: Buffer.concat(stdoutChunks), stderr, exitCode });
+        return;
+      }
+      const why = lastMeaningfulLine(stderr) || (killedBy ? `killed by ${killedBy}` : `exit status ${exitCode}`);
+      settle(new VideoRagError("TOOL_FAILED", `${program} failed: ${why}`));
+    });
+  });
+}
+
+function interrupted(program: string, signal: AbortSignal | undefined): VideoRagError {
+  return new VideoRagError("INTERRUPTED", `${program} was stopped: the work was cancelled`, { cause: signal?.reason });
+}
+
+function toFailure(program: string, error: unknown): VideoRagError {
+  if (VideoRagError.isInstance(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new VideoRagError("TOOL_FAILED", `reading the output of ${program} failed: ${message}`, { cause: error });
+}

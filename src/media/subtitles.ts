@@ -1,0 +1,321 @@
+// Subtitles of a video, from wherever they are: a sidecar .srt/.vtt file, an embedded text stream, or an embedded
+// bitmap stream (DVD VobSub, Blu-ray PGS) rendered to images for an OCR function the caller injects.
+
+import { readdir, readFile } from "node:fs/promises";
+import { basename, dirname, extname, join } from "node:path";
+import { VideoRagError } from "../spec/index.js";
+import { ffmpegPath } from "./ffmpeg-path.js";
+import { cropGray, encodeGrayPng, enlargeGray, type GrayImage } from "./gray-image.js";
+import type { MediaInfo, SubtitleStreamInfo } from "./probe.js";
+import { runProcess } from "./run-process.js";
+import { cleanCueText, parseSubtitleText, type SubtitleCue } from "./subtitle-parse.js";
+
+/** One bitmap subtitle, rendered dark on white for OCR, with the time it is on screen. */
+export interface BitmapSubtitle {
+  startSecond: number;
+  endSecond: number;
+  /** Grayscale PNG cropped to the text, dark text on a white background. */
+  image: Buffer;
+}
+
+/** Subtitles found for a video and where they came from. */
+export interface SubtitleResult {
+  source: "sidecar" | "embedded-text" | "embedded-bitmap" | "none";
+  cues: SubtitleCue[];
+  /** For the user: which file or stream, or why none was used. */
+  detail: string;
+}
+
+export interface ReadSubtitlesOptions {
+  /** Reads the text in a subtitle image (PNG); without it bitmap subtitle streams are skipped. */
+  recognize?: (image: Buffer) => Promise<string>;
+  /** How many images `recognize` is given at once. */
+  concurrency?: number;
+  signal?: AbortSignal;
+}
+
+const sidecarExtensions = new Set([".srt", ".vtt"]);
+const englishTag = /^(en|eng|english)([-_][a-z]{2,4})?$/i;
+
+/**
+ * A subtitle file beside the video with the same stem: `talk.srt` or `talk.vtt` first, then `talk.en.srt` (any
+ * English tag), then any other `talk.<tag>.srt`; undefined when there is none.
+ */
+export async function findSidecarSubtitles(videoPath: string): Promise<string | undefined> {
+  const directory = dirname(videoPath);
+  const stem = basename(videoPath, extname(videoPath));
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch {
+    return undefined;
+  }
+  const ranked: { name: string; rank: number }[] = [];
+  for (const name of names) {
+    const extension = extname(name).toLowerCase();
+    if (!sidecarExtensions.has(extension) || !name.startsWith(stem)) continue;
+    const middle = name.slice(stem.length, name.length - extension.length);
+    if (middle === "") ranked.push({ name, rank: 0 });
+    else if (middle.startsWith(".")) ranked.push({ name, rank: englishTag.test(middle.slice(1).split(".")[0] ?? "") ? 1 : 2 });
+  }
+  ranked.sort((a, b) => a.rank - b.rank || a.name.length - b.name.length || a.name.localeCompare(b.name));
+  const best = ranked[0];
+  return best ? join(directory, best.name) : undefined;
+}
+
+/** Cues of a subtitle file, decoded as UTF-8, UTF-16 (with a byte order mark) or, failing those, Windows-1252. */
+export async function readSubtitleFile(subtitlePath: string): Promise<SubtitleCue[]> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(subtitlePath);
+  } catch (error) {
+    throw new VideoRagError("INPUT_NOT_FOUND", "cannot read the subtitle file", { cause: error, subject: subtitlePath });
+  }
+  return parseSubtitleText(decodeText(bytes));
+}
+
+/** Cues of an embedded text subtitle stream (SubRip, mov_text, ASS, WebVTT...), converted to SRT by ffmpeg. */
+export async function extractTextSubtitles(
+  path: string,
+  subtitleIndex: number,
+  options: { signal?: AbortSignal } = {},
+): Promise<SubtitleCue[]> {
+  const result = await runProcess(
+    "ffmpeg",
+    ["-hide_banner", "-nostdin", "-v", "error", "-i", ffmpegPath(path), "-map", `0:s:${subtitleIndex}`, "-c:s", "subrip", "-f", "srt", "-"],
+    { signal: options.signal },
+  );
+  return parseSubtitleText(result.stdout.toString("utf8"));
+}
+
+/**
+ * Renders each cue of a bitmap subtitle stream (dvd_subtitle, hdmv_pgs_subtitle) to an OCR-friendly image.
+ * ffmpeg's sub2video turns the stream into frames only when the picture changes, so one run over the subtitle packets
+ * (the video is not decoded) yields every cue; a cue lasts until the next change (a PGS "clear", a VobSub stop time,
+ * or the next cue). Frames are cropped to the text as they stream in, so a film's worth never sits in memory.
+ */
+export async function renderBitmapSubtitles(
+  path: string,
+  subtitleIndex: number,
+  options: { signal?: AbortSignal } = {},
+): Promise<BitmapSubtitle[]> {
+  const canvas = await readCanvas(path, subtitleIndex, options.signal);
+  const frameSize = canvas.width * canvas.height;
+  const renders: (GrayImage | undefined)[] = [];
+  const frame = Buffer.alloc(frameSize);
+  let filled = 0;
+  const result = await runProcess(
+    "ffmpeg",
+    [
+      "-hide_banner", "-nostdin", "-nostats", "-loglevel", "info",
+      "-i", ffmpegPath(path),
+      // The fixed size keeps every frame the same length in the byte stream, even when the decoder changes canvas.
+      "-filter_complex", `[0:s:${subtitleIndex}]scale=${canvas.width}:${canvas.height},format=gray,showinfo@cue[cue]`,
+      "-map", "[cue]", "-fps_mode", "passthrough", "-f", "rawvideo", "-",
+    ],
+    {
+      signal: options.signal,
+      onStdout: (chunk) => {
+        let offset = 0;
+        while (offset < chunk.length) {
+          const copied = chunk.copy(frame, filled, offset, Math.min(chunk.length, offset + frameSize - filled));
+          filled += copied;
+          offset += copied;
+          if (filled === frameSize) {
+            renders.push(cropToInk({ width: canvas.width, height: canvas.height, pixels: frame }));
+            filled = 0;
+          }
+        }
+      },
+    },
+  );
+  const times = [...result.stderr.matchAll(/^\[showinfo@cue @ [^\]]+\] n:\s*\d+ pts:\s*-?\d+\s+pts_time:(-?[\d.e+-]+)/gm)].map((match) =>
+    Number(match[1]),
+  );
+  // Times come from the log and pictures from the byte stream; if they ever disagree, cue times would be wrong.
+  if (times.length !== renders.length) {
+    throw new VideoRagError("TOOL_FAILED", `ffmpeg rendered ${renders.length} subtitle pictures but logged ${times.length}`, { subject: path });
+  }
+
+  const cues: { startSecond: number; endSecond: number; ink: GrayImage }[] = [];
+  let shown: { startSecond: number; ink: GrayImage } | undefined;
+  let lastTime = -Infinity;
+  renders.forEach((ink, position) => {
+    const time = times[position];
+    // At the end ffmpeg flushes one more (empty) frame with a wrapped-around time, far past the end or going back.
+    if (time === undefined || time < lastTime || time > canvas.durationSeconds + lastCueSeconds) return;
+    lastTime = time;
+    // sub2video repeats the current picture just before each change; the same picture is the same cue.
+    if (shown && ink && sameImage(shown.ink, ink)) return;
+    if (shown) cues.push({ ...shown, endSecond: time });
+    shown = ink ? { startSecond: time, ink } : undefined;
+  });
+  if (shown) cues.push({ ...shown, endSecond: Math.min(shown.startSecond + lastCueSeconds, Math.max(shown.startSecond, canvas.durationSeconds)) });
+
+  const enlarge = canvas.height < 720 ? 2 : 1;
+  return Promise.all(
+    cues.map(async (cue) => ({
+      startSecond: cue.startSecond,
+      endSecond: cue.endSecond,
+      image: await encodeGrayPng(toDarkOnWhite(cue.ink, enlarge)),
+    })),
+  );
+}
+
+/**
+ * Subtitles for a probed video, trying in order a sidecar file, an embedded text stream, and an embedded bitmap
+ * stream read with `recognize`. English streams are preferred, then untagged ones.
+ */
+export async function readSubtitles(path: string, info: MediaInfo, options: ReadSubtitlesOptions = {}): Promise<SubtitleResult> {
+  const sidecar = await findSidecarSubtitles(path);
+  if (sidecar) {
+    const cues = await readSubtitleFile(sidecar);
+    if (cues.length > 0) return { source: "sidecar", cues, detail: basename(sidecar) };
+  }
+
+  const textStream = preferredStream(info.subtitleStreams.filter((stream) => stream.kind === "text"));
+  if (textStream) {
+    const cues = await extractTextSubtitles(path, textStream.subtitleIndex, { signal: options.signal });
+    if (cues.length > 0) return { source: "embedded-text", cues, detail: describeStream(textStream) };
+  }
+
+  const bitmapStream = preferredStream(info.subtitleStreams.filter((stream) => stream.kind === "bitmap"));
+  if (bitmapStream && options.recognize) {
+    const recognize = options.recognize;
+    const rendered = await renderBitmapSubtitles(path, bitmapStream.subtitleIndex, { signal: options.signal });
+    const texts = await mapWithConcurrency(rendered, options.concurrency ?? 2, async (subtitle) => {
+      options.signal?.throwIfAborted();
+      // Subtitles never use a vertical bar; OCR reads the capital I of many subtitle fonts as one.
+      return cleanCueText(await recognize(subtitle.image)).replace(/(^|\s)\|(?=\s|$)/g, "$1I");
+    });
+    const cues = rendered
+      .map((subtitle, position) => ({ startSecond: subtitle.startSecond, endSecond: subtitle.endSecond, text: texts[position] ?? "" }))
+      .filter((cue) => cue.text !== "");
+    return { source: "embedded-bitmap", cues, detail: `${describeStream(bitmapStream)}, read by OCR` };
+  }
+
+  const detail = bitmapStream
+    ? `only a bitmap subtitle stream (${describeStream(bitmapStream)}), and no OCR to read it`
+    : sidecar || textStream
+      ? "the subtitles found have no cues"
+      : "no sidecar subtitle file and no subtitle stream";
+  return { source: "none", cues: [], detail };
+}
+
+// How long the last cue of a stream stays up when nothing follows it to say when it ends.
+const lastCueSeconds = 5;
+// Gray levels at or below this are background, outline or shadow; subtitle text is drawn brighter.
+const inkLevel = 48;
+// White space kept around the text: tesseract reads glyphs touching the border poorly.
+const marginPixels = 12;
+
+/** The frame cropped to the bright (text) pixels plus a margin; undefined for a frame with no text. */
+function cropToInk(frame: GrayImage): GrayImage | undefined {
+  let left = frame.width;
+  let right = -1;
+  let top = frame.height;
+  let bottom = -1;
+  for (let y = 0; y < frame.height; y++) {
+    const row = frame.pixels.subarray(y * frame.width, (y + 1) * frame.width);
+    let first = -1;
+    let last = -1;
+    for (let x = 0; x < row.length; x++) {
+      if ((row[x] ?? 0) > inkLevel) {
+        if (first === -1) first = x;
+        last = x;
+      }
+    }
+    if (first === -1) continue;
+    left = Math.min(left, first);
+    right = Math.max(right, last);
+    top = Math.min(top, y);
+    bottom = y;
+  }
+  if (right < 0) return undefined;
+  const crop = cropGray(frame, left - marginPixels, top - marginPixels, right - left + 1 + 2 * marginPixels, bottom - top + 1 + 2 * marginPixels);
+  // Copied: the frame buffer is reused for the next picture.
+  return { ...crop, pixels: Uint8Array.from(crop.pixels) };
+}
+
+/** Inverts bright-on-black subtitle text to dark-on-white, stretched to full contrast, enlarged for small canvases. */
+function toDarkOnWhite(ink: GrayImage, enlarge: number): GrayImage {
+  let brightest = inkLevel + 1;
+  for (const value of ink.pixels) brightest = Math.max(brightest, value);
+  const pixels = new Uint8Array(ink.pixels.length);
+  for (let index = 0; index < pixels.length; index++) {
+    pixels[index] = 255 - Math.min(255, Math.round(((ink.pixels[index] ?? 0) * 255) / brightest));
+  }
+  const inverted = { width: ink.width, height: ink.height, pixels };
+  return enlarge > 1 ? enlargeGray(inverted, enlarge) : inverted;
+}
+
+function sameImage(a: GrayImage, b: GrayImage): boolean {
+  return a.width === b.width && a.height === b.height && Buffer.from(a.pixels.buffer, a.pixels.byteOffset, a.pixels.length).equals(b.pixels);
+}
+
+/**
+ * The size bitmap subtitles are positioned on, and the file's duration. DVD streams declare their size; PGS streams
+ * do not (their packets do), and ffmpeg starts them on the video's size, so the Blu-ray size is assumed: text placed
+ * for 1920x1080 would fall off a smaller canvas, while a larger one only adds margin that the crop removes.
+ */
+async function readCanvas(
+  path: string,
+  subtitleIndex: number,
+  signal: AbortSignal | undefined,
+): Promise<{ width: number; height: number; durationSeconds: number }> {
+  const result = await runProcess(
+    "ffprobe",
+    ["-v", "error", "-show_entries", "stream=codec_type,codec_name,width,height:format=duration", "-of", "json", ffmpegPath(path)],
+    { signal },
+  );
+  const output = JSON.parse(result.stdout.toString("utf8")) as {
+    streams?: { codec_type?: string; codec_name?: string; width?: number; height?: number }[];
+    format?: { duration?: string };
+  };
+  const streams = output.streams ?? [];
+  const durationSeconds = Number(output.format?.duration) || 0;
+  const subtitle = streams.filter((stream) => stream.codec_type === "subtitle")[subtitleIndex];
+  if (!subtitle) {
+    throw new VideoRagError("ARGUMENT_INVALID", `the file has no subtitle stream number ${subtitleIndex}`, { subject: path });
+  }
+  if (subtitle.width && subtitle.height) return { width: subtitle.width, height: subtitle.height, durationSeconds };
+  const video = streams.find((stream) => stream.codec_type === "video" && stream.width && stream.height);
+  const width = video?.width ?? 720;
+  const height = video?.height ?? 576;
+  if (subtitle.codec_name === "hdmv_pgs_subtitle") {
+    return { width: Math.max(1920, width), height: Math.max(1080, height), durationSeconds };
+  }
+  return { width, height, durationSeconds };
+}
+
+function preferredStream(streams: SubtitleStreamInfo[]): SubtitleStreamInfo | undefined {
+  const rank = (stream: SubtitleStreamInfo): number => (stream.language === undefined ? 1 : englishTag.test(stream.language) ? 0 : 2);
+  return [...streams].sort((a, b) => rank(a) - rank(b) || a.subtitleIndex - b.subtitleIndex)[0];
+}
+
+function describeStream(stream: SubtitleStreamInfo): string {
+  return `stream #${stream.index}: ${stream.codec}${stream.language ? `, ${stream.language}` : ""}`;
+}
+
+function decodeText(bytes: Buffer): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes);
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder("utf-16be").decode(bytes);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return new TextDecoder("windows-1252").decode(bytes);
+  }
+}
+
+async function mapWithConcurrency<T, R>(items: T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const position = next++;
+      results[position] = await work(items[position] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
+  return results;
+}

@@ -1,0 +1,265 @@
+// Speech recognition with the Debian `pocketsphinx_continuous` program and its en-us model.
+// Pocketsphinx decodes at about 0.45x real time on one core and cannot use more, so the audio is cut at pauses into
+// chunks that separate processes decode side by side; word times are shifted back onto the whole file's clock.
+
+import { access, mkdtemp, open, rm, writeFile } from "node:fs/promises";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { VideoRagError, toVideoRagError } from "../../spec/errors.js";
+import type { Warning } from "../../spec/model.js";
+import type { Transcriber, TranscriptSegment } from "../../spec/providers.js";
+import { spawnTool } from "./spawn-tool.js";
+import { extractWav, readFrameEnergies, readWavLayout } from "./wav-file.js";
+
+export interface PocketsphinxTranscriberOptions {
+  /** Folder holding `en-us/`, `en-us.lm.bin` and `cmudict-en-us.dict`. Default: Debian's pocketsphinx-en-us. */
+  modelDir?: string;
+  /** Pocketsphinx processes run at once for one file. Default: the number of CPU cores. */
+  concurrency?: number;
+  /** Program to run. Default "pocketsphinx_continuous" from PATH. */
+  binary?: string;
+}
+
+type TranscribedWord = NonNullable<TranscriptSegment["words"]>[number];
+
+const sampleRate = 16_000;
+// 10 ms energy frames: fine enough to find a gap between words, coarse enough to profile an hour quickly.
+const frameSamples = 160;
+// A cut lands in the middle of the quietest 200 ms, which is about the shortest pause between phrases.
+const cutWindowFrames = 20;
+// Chunks much shorter than 10 s lose accuracy: pocketsphinx adapts its cepstral mean over the first seconds.
+// Chunks much longer than 30 s leave cores idle at the end of a file.
+const minChunkSeconds = 10;
+const maxChunkSeconds = 30;
+// Segments end at a pause a listener would notice, and are kept short enough to cite a precise moment.
+const segmentPauseSeconds = 0.6;
+const maxSegmentSeconds = 12;
+
+/** Creates a Transcriber that runs `pocketsphinx_continuous` on pause-aligned chunks in parallel. */
+export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOptions = {}): Transcriber {
+  const modelDir = options.modelDir ?? "/usr/share/pocketsphinx/model/en-us";
+  const binary = options.binary ?? "pocketsphinx_continuous";
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? availableParallelism()));
+  const modelFiles = {
+    "-hmm": join(modelDir, "en-us"),
+    "-lm": join(modelDir, "en-us.lm.bin"),
+    "-dict": join(modelDir, "cmudict-en-us.dict"),
+  };
+  const modelArgs = Object.entries(modelFiles).flat();
+
+  return {
+    id: "pocketsphinx:en-us",
+    capabilities: { languages: ["en"], maxConcurrency: concurrency, timestamps: "word" },
+    async transcribe(wavPath, transcribeOptions = {}) {
+      const { signal, onProgress } = transcribeOptions;
+      const warnings: Warning[] = [];
+      if (signal?.aborted) throw interrupted(wavPath, signal);
+      // Checked up front: pocketsphinx itself only says "Failed to open" deep in a log we send to /dev/null.
+      for (const path of Object.values(modelFiles)) await requireModelFile(path);
+
+      const file = await open(wavPath, "r").catch((error: unknown) => {
+        throw new VideoRagError("INPUT_NOT_FOUND", `cannot read ${wavPath}`, { cause: error, subject: wavPath });
+      });
+      let tempDir: string | undefined;
+      // Stops the other chunks when one fails, and follows the caller's signal.
+      const stop = new AbortController();
+      const onAbort = () => stop.abort(signal?.reason);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        const layout = await readWavLayout(file, wavPath);
+        if (layout.sampleRate !== sampleRate || layout.channels !== 1 || layout.bitsPerSample !== 16) {
+          throw new VideoRagError(
+            "INPUT_UNSUPPORTED",
+            `expected a 16 kHz mono 16-bit PCM WAV file, got ${layout.sampleRate} Hz, ${layout.channels} channel(s), ${layout.bitsPerSample}-bit`,
+            { subject: wavPath },
+          );
+        }
+        const totalSamples = layout.dataBytes / 2;
+        const totalSeconds = totalSamples / sampleRate;
+        onProgress?.(0, totalSeconds);
+        if (totalSamples < frameSamples) return { segments: [], warnings };
+
+        const energies = await readFrameEnergies(file, layout, frameSamples);
+        const chunks = planChunks(energies, totalSamples, concurrency);
+        tempDir = await mkdtemp(join(tmpdir(), "videorag-pocketsphinx-"));
+        const directory = tempDir;
+        const wordsByChunk: TranscribedWord[][] = new Array(chunks.length);
+        let doneSeconds = 0;
+        let next = 0;
+        // The first failure is the story; the chunks stopped because of it only fail with INTERRUPTED.
+        let firstError: unknown;
+
+        const worker = async () => {
+          while (next < chunks.length && !stop.signal.aborted) {
+            const index = next;
+            next += 1;
+            const chunk = chunks[index] as Chunk;
+            const chunkPath = join(directory, `chunk-${index}.wav`);
+            await writeFile(chunkPath, await extractWav(file, layout, chunk.startSample, chunk.endSample));
+            const { stdout } = await spawnTool(
+              binary,
+              ["-infile", chunkPath, "-time", "yes", "-logfn", "/dev/null", ...modelArgs],
+              { signal: stop.signal, installHint: "apt-get install pocketsphinx pocketsphinx-en-us" },
+            );
+            await rm(chunkPath, { force: true });
+            wordsByChunk[index] = parsePocketsphinxWords(stdout.toString("utf8"), chunk.startSample / sampleRate);
+            doneSeconds += (chunk.endSample - chunk.startSample) / sampleRate;
+            onProgress?.(Math.min(doneSeconds, totalSeconds), totalSeconds);
+          }
+        };
+        await Promise.all(
+          Array.from({ length: Math.min(concurrency, chunks.length) }, () =>
+            worker().catch((error: unknown) => {
+              firstError ??= error;
+              stop.abort(error);
+            }),
+          ),
+        );
+        if (signal?.aborted) throw interrupted(wavPath, signal);
+        if (firstError !== undefined) throw toVideoRagError(firstError);
+        return { segments: groupIntoSegments(wordsByChunk.flat()), warnings };
+      } finally {
+        signal?.removeEventListener("abort", onAbort);
+        await file.close();
+        if (tempDir) await rm(tempDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** A stretch of the input, in samples, decoded by one process. */
+interface Chunk {
+  startSample: number;
+  endSample: number;
+}
+
+/**
+ * Cuts the audio into chunks of 10-30 s, each cut in the quietest 200 ms near its nominal place, so that no word is
+ * split. The nominal length spreads short files over all processes and keeps long files at about 30 s a chunk.
+ */
+export function planChunks(energies: Float64Array, totalSamples: number, concurrency: number): Chunk[] {
+  const totalSeconds = totalSamples / sampleRate;
+  const nominalSeconds = Math.min(maxChunkSeconds, Math.max(minChunkSeconds, totalSeconds / concurrency));
+  const framesPerSecond = sampleRate / frameSamples;
+  // Window sums over the energy profile, so each candidate cut costs one lookup.
+  const prefix = new Float64Array(energies.length + 1);
+  for (let frame = 0; frame < energies.length; frame += 1) prefix[frame + 1] = (prefix[frame] as number) + (energies[frame] as number);
+
+  const chunks: Chunk[] = [];
+  let startFrame = 0;
+  const totalFrames = energies.length;
+  // The last chunk may run up to a quarter over nominal rather than leave a sliver of a few seconds behind.
+  while ((totalFrames - startFrame) / framesPerSecond > nominalSeconds * 1.25) {
+    const earliest = startFrame + Math.round(Math.max(minChunkSeconds, nominalSeconds * 0.75) * framesPerSecond);
+    // The tail keeps at least half a nominal chunk, so no chunk is a sliver.
+    const latest = Math.min(
+      startFrame + Math.round(Math.min(maxChunkSeconds, nominalSeconds * 1.25) * framesPerSecond),
+      totalFrames - Math.round(nominalSeconds * 0.5 * framesPerSecond) - cutWindowFrames,
+    );
+    if (latest < earliest) break;
+    let bestFrame = earliest;
+    let bestEnergy = Infinity;
+    for (let frame = earliest; frame <= latest; frame += 1) {
+      const energy = (prefix[frame + cutWindowFrames] as number) - (prefix[frame] as number);
+      if (energy < bestEnergy) {
+        bestEnergy = energy;
+        bestFrame = frame;
+      }
+    }
+    const cutFrame = bestFrame + cutWindowFrames / 2;
+    chunks.push({ startSample: startFrame * frameSamples, endSample: cutFrame * frameSamples });
+    startFrame = cutFrame;
+  }
+  chunks.push({ startSample: startFrame * frameSamples, endSample: totalSamples });
+  return chunks;
+}
+
+// `word start end posterior`, as printed with `-time yes`; the hypothesis lines in between have no numbers.
+const wordLine = /^(\S+) (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?)$/;
+
+/** Reads the timed words of `pocketsphinx_continuous -time yes` output, shifted by `offsetSeconds`. */
+export function parsePocketsphinxWords(output: string, offsetSeconds: number): TranscribedWord[] {
+  const words: TranscribedWord[] = [];
+  for (const line of output.split("\n")) {
+    const match = wordLine.exec(line.trim());
+    if (!match) continue;
+    const [, token, start, end] = match as unknown as [string, string, string, string];
+    // Sentence marks, silence, [NOISE]/[SPEECH] and ++FILLER++ entries are not words anyone said.
+    if (/^(<.*>|\[.*\]|\+\+.*\+\+)$/.test(token)) continue;
+    // "for(2)" is the dictionary's second pronunciation of "for".
+    const word = token.replace(/\(\d+\)$/, "");
+    words.push({ word, startSecond: round(Number(start) + offsetSeconds), endSecond: round(Number(end) + offsetSeconds) });
+  }
+  return words;
+}
+
+/**
+ * Joins words into segments, breaking at pauses over 0.6 s. A segment about to pass 12 s is split at its longest
+ * gap between words instead, which in continuous speech is usually the end of a phrase.
+ */
+export function groupIntoSegments(words: TranscribedWord[]): TranscriptSegment[] {
+  const segments: TranscriptSegment[] = [];
+  let current: TranscribedWord[] = [];
+  const emit = (segmentWords: TranscribedWord[]) => {
+    const first = segmentWords[0];
+    const last = segmentWords[segmentWords.length - 1];
+    if (!first || !last) return;
+    segments.push({
+      startSecond: first.startSecond,
+      endSecond: last.endSecond,
+      text: segmentWords.map((word) => word.word).join(" "),
+      words: segmentWords,
+    });
+  };
+  for (const word of words) {
+    const last = current[current.length - 1];
+    if (last && word.startSecond - last.endSecond > segmentPauseSeconds) {
+      emit(current);
+      current = [];
+    }
+    // Each split leaves fewer words in `current`, so this ends.
+    while (current[0] && word.endSecond - current[0].startSecond > maxSegmentSeconds) {
+      const splitAt = longestGapIndex([...current, word]);
+      emit(current.slice(0, splitAt));
+      current = current.slice(splitAt);
+    }
+    current.push(word);
+  }
+  emit(current);
+  return segments;
+}
+
+/** Index of the word after the longest silence between consecutive words (at least 1). */
+function longestGapIndex(words: TranscribedWord[]): number {
+  let bestIndex = words.length - 1;
+  let bestGap = -Infinity;
+  for (let index = 1; index < words.length; index += 1) {
+    const gap = (words[index] as TranscribedWord).startSecond - (words[index - 1] as TranscribedWord).endSecond;
+    // ">=" prefers the later of equal gaps, so the first segment stays as long as it may.
+    if (gap >= bestGap) {
+      bestGap = gap;
+      bestIndex = index;
+    }
+  }
+  return bestIndex;
+}
+
+function interrupted(wavPath: string, signal: AbortSignal): VideoRagError {
+  return new VideoRagError("INTERRUPTED", "transcription was cancelled", { cause: signal.reason, subject: wavPath });
+}
+
+async function requireModelFile(path: string): Promise<void> {
+  try {
+    await access(path);
+  } catch (error) {
+    throw new VideoRagError("TOOL_MISSING", `the pocketsphinx model is missing at ${path} (apt-get install pocketsphinx-en-us)`, {
+      cause: error,
+      subject: path,
+    });
+  }
+}
+
+// Pocketsphinx reports times to 10 ms; adding the chunk offset should not turn 1.23 into 1.2300000000000002.
+function round(seconds: number): number {
+  return Math.round(seconds * 100) / 100;
+}

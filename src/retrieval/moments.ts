@@ -1,0 +1,125 @@
+// Clip matches → moments: touching clips of one video merge into one span, which is shown by its best-matching
+// sentences and cited by its start and end second.
+
+import type { ClipMatch, Hit, SegmentSource, Store, Video } from "../spec/index.js";
+import { termKey, tokenize } from "./query-analyzer.js";
+
+/** A merged span of matching clips, before it is described for display. */
+export interface Moment {
+  videoId: string;
+  startSecond: number;
+  endSecond: number;
+  /** The best clip's score: a long span of weak matches should not outrank one strong clip. */
+  score: number;
+  clipIndexes: number[];
+}
+
+/** Longest text shown for a moment. */
+const maxSnippetChars = 280;
+/** Sentences quoted per moment. */
+const maxSnippetSentences = 2;
+
+/** Merges matches of the same video whose spans touch or overlap; best first. */
+export function mergeClipMatches(matches: ClipMatch[]): Moment[] {
+  const byVideo = new Map<string, ClipMatch[]>();
+  for (const match of matches) {
+    const list = byVideo.get(match.videoId) ?? [];
+    list.push(match);
+    byVideo.set(match.videoId, list);
+  }
+  const moments: Moment[] = [];
+  for (const [videoId, list] of byVideo) {
+    list.sort((a, b) => a.startSecond - b.startSecond);
+    let current: Moment | undefined;
+    for (const match of list) {
+      // Clip times are written as decimals; a hair of slack lets 29.999… touch 30.
+      if (current && match.startSecond <= current.endSecond + 1e-6) {
+        current.endSecond = Math.max(current.endSecond, match.endSecond);
+        current.score = Math.max(current.score, match.score);
+        current.clipIndexes.push(match.clipIndex);
+        continue;
+      }
+      current = {
+        videoId,
+        startSecond: match.startSecond,
+        endSecond: match.endSecond,
+        score: match.score,
+        clipIndexes: [match.clipIndex],
+      };
+      moments.push(current);
+    }
+  }
+  return moments.sort((a, b) => b.score - a.score || a.videoId.localeCompare(b.videoId) || a.startSecond - b.startSecond);
+}
+
+function trimText(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const cut = text.slice(0, maxChars - 1);
+  const lastSpace = cut.lastIndexOf(" ");
+  return `${lastSpace > maxChars / 2 ? cut.slice(0, lastSpace) : cut}…`;
+}
+
+/** Picks the sentences that carry the most query words; the opening of the span when none does. */
+function describe(store: Store, moment: Moment, termWeights: Map<string, number>): { text: string; source: SegmentSource[] } {
+  const segments = store.getSegments(moment.videoId, moment.startSecond, moment.endSecond);
+  const scored = segments.map((segment, position) => {
+    const keys = new Set(tokenize(segment.text).map(termKey));
+    let score = 0;
+    for (const [key, weight] of termWeights) if (keys.has(key)) score += weight;
+    return { segment, position, score };
+  });
+  const matching = scored.filter((item) => item.score > 0);
+  if (matching.length > 0) {
+    const chosen = [...matching]
+      .sort((a, b) => b.score - a.score || a.position - b.position)
+      .slice(0, maxSnippetSentences)
+      .sort((a, b) => a.position - b.position);
+    const share = Math.floor(maxSnippetChars / chosen.length);
+    return {
+      text: chosen.map((item) => trimText(item.segment.text, share)).join(" … "),
+      source: [...new Set(chosen.map((item) => item.segment.source))],
+    };
+  }
+  if (segments.length > 0) {
+    return {
+      text: trimText(segments.map((segment) => segment.text).join(" "), maxSnippetChars),
+      source: [...new Set(segments.map((segment) => segment.source))],
+    };
+  }
+  // Only the clip document matched (visual words have no segments): show its own text.
+  const clips = store.getClips(moment.clipIndexes.map((clipIndex) => ({ videoId: moment.videoId, clipIndex })));
+  const text = clips.map((clip) => [clip.transcript, clip.screen, clip.visual].join(" ")).join(" ").trim();
+  return { text: trimText(text, maxSnippetChars), source: [] };
+}
+
+/** Describes moments as hits: video path and title, the matching sentences, the channels they came from. */
+export function momentsToHits(
+  store: Store,
+  moments: Moment[],
+  terms: { text: string; weight: number }[],
+  retriever: string,
+  videos: Map<string, Video | undefined> = new Map(),
+): Hit[] {
+  const termWeights = new Map<string, number>();
+  for (const term of terms) {
+    for (const token of tokenize(term.text)) termWeights.set(termKey(token), Math.max(termWeights.get(termKey(token)) ?? 0, term.weight));
+  }
+  return moments.flatMap((moment) => {
+    if (!videos.has(moment.videoId)) videos.set(moment.videoId, store.getVideo(moment.videoId));
+    const video = videos.get(moment.videoId);
+    if (!video) return [];
+    const { text, source } = describe(store, moment, termWeights);
+    const hit: Hit = {
+      videoId: moment.videoId,
+      path: video.path,
+      title: video.title,
+      startSecond: moment.startSecond,
+      endSecond: moment.endSecond,
+      score: moment.score,
+      text,
+      source,
+      retriever,
+    };
+    return [hit];
+  });
+}

@@ -1,0 +1,36 @@
+// Words that say nothing about what a question is looking for: English function words, and the words questions are
+// framed with ("what is a common sequence of steps for ...").
+
+/** English function words, contractions and fillers common in speech transcripts. */
+export const englishStopwords: ReadonlySet<string> = new Set(
+  `a about above after again against all am an and any are aren as at be because been before being below between both but
+  by can cannot could couldn did didn do does doesn doing don down during each few for from further had hadn has hasn have
+  haven having he her here hers herself him himself his how i if in into is isn it its itself just let ll me more most
+  mustn my myself no nor not now of off on once only or other ought our ours ourselves out over own re same shall shan she
+  should shouldn so some such than that the their theirs them themselves then there these they this those through to too
+  under until up upon us ve very was wasn we were weren what when where which while who whom whose why will with won would
+  wouldn you your yours yourself yourselves also may might must uh um oh yeah okay ok gonna wanna`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
+/**
+ * Words that frame a question rather than name its subject ("what is a typical sequence of steps involved in ...").
+ * They are dropped only while the question keeps at least `minimumContentTerms` other words, so a short query such as
+ * "key" or "first steps" still searches for them.
+ */
+export const questionWords: ReadonlySet<string> = new Set(
+  `describe explain tell common commonly typical typically general generally usually usual often step steps process
+  processes involved involve involves procedure procedures sequence essential key important importance purpose
+  recommended recommend next first initial initially used using use uses way ways method methods example video shown
+  show shows described mentioned`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
+/** Content words a question must keep for its framing words to be dropped. */
+export const minimumContentTerms = 2;
+
+export function isStopword(word: string): boolean {
+  return englishStopwords.has(word);
+}

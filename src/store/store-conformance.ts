@@ -1,0 +1,224 @@
+// The shared Store test suite: every Store implementation (SQLite now, Postgres later) runs these same cases, so
+// ingest and retrieval can rely on one behaviour whatever the backend.
+
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { ClipDocument, Store, VideoContent } from "../spec/index.js";
+
+/** Opens a fresh, empty store; called once per case. */
+export type OpenStore = () => Store | Promise<Store>;
+
+/** Builds a small video whose clip `i` holds `texts[i]` as transcript, 30 s per clip, one segment per clip. */
+export function sampleVideo(
+  id: string,
+  texts: string[],
+  extra: { screen?: string[]; fingerprint?: string; title?: string } = {},
+): VideoContent {
+  const clips: ClipDocument[] = texts.map((transcript, index) => ({
+    videoId: id,
+    index,
+    startSecond: index * 30,
+    endSecond: index * 30 + 30,
+    transcript,
+    screen: extra.screen?.[index] ?? "",
+    visual: "",
+  }));
+  return {
+    video: {
+      id,
+      path: `/videos/${id}.mp4`,
+      title: extra.title ?? id,
+      durationSeconds: texts.length * 30,
+      kind: "media",
+      sizeBytes: 1000,
+      width: 640,
+      height: 360,
+      hasAudio: true,
+      hasVideo: true,
+      timesEstimated: false,
+    },
+    clips,
+    segments: texts.map((text, index) => ({
+      startSecond: index * 30 + 1,
+      endSecond: index * 30 + 29,
+      text,
+      source: "subtitle" as const,
+    })),
+    frames: texts.map((_, index) => ({ timeSecond: index * 30, hash: "00ff00ff00ff00ff" })),
+    fingerprint: extra.fingerprint ?? `sha-${id}`,
+  };
+}
+
+const query = (text: string, extra: { videoIds?: string[]; limit?: number } = {}) => ({
+  terms: text.split(" ").map((word) => ({ text: word, weight: 1 })),
+  limit: extra.limit ?? 10,
+  ...(extra.videoIds ? { videoIds: extra.videoIds } : {}),
+});
+
+export function runStoreConformance(name: string, open: OpenStore): void {
+  describe(`Store conformance: ${name}`, () => {
+    const withStore = (title: string, body: (store: Store) => void | Promise<void>): void => {
+      test(title, async () => {
+        const store = await open();
+        try {
+          await body(store);
+        } finally {
+          store.close();
+        }
+      });
+    };
+
+    withStore("a committed video is listed and readable, with its clip count and fingerprint", (store) => {
+      assert.deepEqual(store.listVideos(), []);
+      store.commitVideo(sampleVideo("alpha", ["the brake caliper comes off first", "then the rotor slides off"]));
+      const [video] = store.listVideos();
+      assert.equal(video?.id, "alpha");
+      assert.equal(video?.clipCount, 2);
+      assert.equal(video?.path, "/videos/alpha.mp4");
+      assert.equal(video?.width, 640);
+      assert.equal(video?.timesEstimated, false);
+      assert.ok(!Number.isNaN(Date.parse(video?.ingestedAt ?? "")));
+      assert.deepEqual(store.getVideo("alpha"), video);
+      assert.equal(store.getFingerprint("alpha"), "sha-alpha");
+      assert.equal(store.getVideo("missing"), undefined);
+      assert.equal(store.getFingerprint("missing"), undefined);
+    });
+
+    withStore("videos are listed newest first", async (store) => {
+      store.commitVideo(sampleVideo("first", ["one"]));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      store.commitVideo(sampleVideo("second", ["two"]));
+      assert.deepEqual(store.listVideos().map((video) => video.id), ["second", "first"]);
+    });
+
+    withStore("a pending video (stages saved, not committed) is invisible everywhere", (store) => {
+      store.saveStage("pending", { stage: "probe", key: "k1", output: { durationSeconds: 12 } });
+      assert.deepEqual(store.listVideos(), []);
+      assert.equal(store.getVideo("pending"), undefined);
+      assert.equal(store.getFingerprint("pending"), undefined);
+      assert.equal(store.removeVideo("pending"), false, "a pending video was never there for the user");
+      assert.deepEqual(store.loadStages("pending"), [], "removing it drops its stages too");
+    });
+
+    withStore("stages are saved, overwritten by stage name, loaded in order and discarded", (store) => {
+      store.saveStage("v", { stage: "probe", key: "a", output: { durationSeconds: 60 } });
+      store.saveStage("v", { stage: "subtitles", key: "b", output: [1, 2, 3] });
+      store.saveStage("v", { stage: "probe", key: "a2", output: { durationSeconds: 61 } });
+      assert.deepEqual(store.loadStages("v"), [
+        { stage: "probe", key: "a2", output: { durationSeconds: 61 } },
+        { stage: "subtitles", key: "b", output: [1, 2, 3] },
+      ]);
+      store.discardStages("v");
+      assert.deepEqual(store.loadStages("v"), []);
+      assert.deepEqual(store.loadStages("other"), []);
+    });
+
+    withStore("commit drops the video's stages; a re-ingest's stages keep the old version visible", (store) => {
+      store.saveStage("v", { stage: "probe", key: "a", output: null });
+      store.commitVideo(sampleVideo("v", ["first version"]));
+      assert.deepEqual(store.loadStages("v"), []);
+      store.saveStage("v", { stage: "probe", key: "b", output: 1 });
+      assert.equal(store.getVideo("v")?.clipCount, 1, "still visible while a new version is being ingested");
+      store.discardStages("v");
+      assert.equal(store.getVideo("v")?.clipCount, 1, "discarding a failed re-ingest keeps the committed video");
+      assert.deepEqual(store.loadStages("v"), []);
+    });
+
+    withStore("re-committing the same id replaces every part of the old version", (store) => {
+      store.commitVideo(sampleVideo("v", ["walnut cabinet hinges", "sanding the walnut", "oil finish"], { fingerprint: "old" }));
+      store.commitVideo(sampleVideo("v", ["tomato seedlings in spring"], { fingerprint: "new", title: "Tomatoes" }));
+      assert.equal(store.listVideos().length, 1);
+      const video = store.getVideo("v");
+      assert.equal(video?.clipCount, 1);
+      assert.equal(video?.title, "Tomatoes");
+      assert.equal(store.getFingerprint("v"), "new");
+      assert.deepEqual(store.searchClips(query("walnut")), []);
+      assert.deepEqual(store.searchVideos(query("walnut")), []);
+      assert.equal(store.searchClips(query("tomato"))[0]?.videoId, "v");
+      assert.deepEqual(store.getSegments("v", 0, 1000).map((segment) => segment.text), ["tomato seedlings in spring"]);
+      assert.deepEqual(store.getClips([{ videoId: "v", clipIndex: 1 }]), []);
+    });
+
+    withStore("search finds the clip that says it, with its video and times, stemming the words", (store) => {
+      store.commitVideo(sampleVideo("car", ["jack up the car", "we are replacing the brake pads", "put the wheel back"]));
+      store.commitVideo(sampleVideo("garden", ["planting tomato seedlings", "watering the garden beds"]));
+      const [best, ...rest] = store.searchClips(query("replaced brakes"));
+      assert.deepEqual(
+        { videoId: best?.videoId, clipIndex: best?.clipIndex, startSecond: best?.startSecond, endSecond: best?.endSecond },
+        { videoId: "car", clipIndex: 1, startSecond: 30, endSecond: 60 },
+      );
+      assert.ok((best?.score ?? 0) > 0, "higher is better, so a match scores above zero");
+      assert.deepEqual(rest, []);
+      assert.deepEqual(store.searchClips(query("submarine")), []);
+      assert.deepEqual(store.searchVideos(query("garden watering")).map((match) => match.videoId), ["garden"]);
+    });
+
+    withStore("search ranks clips by BM25, honours the limit and restricts to the given videos", (store) => {
+      store.commitVideo(sampleVideo("a", ["saw saw saw the plank", "glue", "saw once"]));
+      store.commitVideo(sampleVideo("b", ["a saw and a plank", "nothing here"]));
+      const all = store.searchClips(query("saw plank"));
+      assert.equal(all.length, 3);
+      assert.ok(all.every((match, index) => index === 0 || (all[index - 1]?.score ?? 0) >= match.score));
+      assert.equal(store.searchClips(query("saw plank", { limit: 1 })).length, 1);
+      const onlyB = store.searchClips(query("saw", { videoIds: ["b"] }));
+      assert.deepEqual(onlyB.map((match) => match.videoId), ["b"]);
+      assert.deepEqual(store.searchClips(query("saw", { videoIds: ["unknown"] })), []);
+      assert.deepEqual(store.searchVideos(query("saw", { videoIds: ["b"] })).map((match) => match.videoId), ["b"]);
+    });
+
+    withStore("term weights decide between clips that each match one term, integral or not", (store) => {
+      store.commitVideo(sampleVideo("v", ["hammer on the bench", "chisel on the bench"]));
+      const ranked = (hammer: number, chisel: number) =>
+        store
+          .searchClips({ terms: [{ text: "hammer", weight: hammer }, { text: "chisel", weight: chisel }], limit: 5 })
+          .map((match) => match.clipIndex);
+      assert.deepEqual(ranked(3, 1), [0, 1]);
+      assert.deepEqual(ranked(1, 3), [1, 0]);
+      assert.deepEqual(ranked(0.4, 1.7), [1, 0]);
+      assert.deepEqual(ranked(0, 1), [1], "a zero weight drops the term");
+    });
+
+    withStore("screen text is searchable and field weights can turn a channel off", (store) => {
+      store.commitVideo(sampleVideo("slides", ["welcome everyone", "let us begin"], { screen: ["", "Quarterly revenue"] }));
+      assert.equal(store.searchClips(query("revenue"))[0]?.clipIndex, 1);
+      const off = store.searchClips({ ...query("revenue"), fieldWeights: { transcript: 1, screen: 0, visual: 0 } });
+      assert.deepEqual(off, [], "a channel weighted zero brings no hits");
+    });
+
+    withStore("quoted phrases score extra where the words stand together", (store) => {
+      store.commitVideo(sampleVideo("v", ["disc brake on the front", "brake fluid and a disc of felt"]));
+      const [best] = store.searchClips({ terms: [], phrases: ["disc brake"], limit: 5 });
+      assert.equal(best?.clipIndex, 0);
+    });
+
+    withStore("removing a video clears its clips, segments, search hits and term counts", (store) => {
+      store.commitVideo(sampleVideo("gone", ["sourdough starter feeding"]));
+      store.commitVideo(sampleVideo("kept", ["bread flour"]));
+      assert.equal(store.termDocumentFrequency(["sourdough"]).frequencies.get("sourdough"), 1);
+      assert.equal(store.removeVideo("gone"), true);
+      assert.equal(store.removeVideo("gone"), false);
+      assert.equal(store.getVideo("gone"), undefined);
+      assert.deepEqual(store.searchClips(query("sourdough")), []);
+      assert.deepEqual(store.searchVideos(query("sourdough")), []);
+      assert.deepEqual(store.getSegments("gone", 0, 100), []);
+      assert.deepEqual(store.getClips([{ videoId: "gone", clipIndex: 0 }]), []);
+      const { frequencies, documentCount } = store.termDocumentFrequency(["sourdough", "flour"]);
+      assert.equal(frequencies.get("sourdough"), 0);
+      assert.equal(frequencies.get("flour"), 1);
+      assert.equal(documentCount, 1);
+      assert.deepEqual(store.listVideos().map((video) => video.id), ["kept"]);
+    });
+
+    withStore("clips and segments read back by key and by time", (store) => {
+      store.commitVideo(sampleVideo("v", ["zero", "one", "two"], { screen: ["", "slide one", ""] }));
+      const clips = store.getClips([{ videoId: "v", clipIndex: 1 }, { videoId: "v", clipIndex: 9 }]);
+      assert.deepEqual(clips, [
+        { videoId: "v", index: 1, startSecond: 30, endSecond: 60, transcript: "one", screen: "slide one", visual: "" },
+      ]);
+      assert.deepEqual(store.getSegments("v", 30, 60).map((segment) => segment.text), ["one"]);
+      assert.deepEqual(store.getSegments("v", 28, 32).map((segment) => segment.text), ["zero", "one"]);
+      assert.deepEqual(store.getSegments("v", 29, 31), [], "[start, end) excludes segments that end at the start");
+      assert.equal(store.getSegments("v", 0, 30)[0]?.source, "subtitle");
+    });
+  });
+}
