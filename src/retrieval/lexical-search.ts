@@ -1,7 +1,7 @@
 // Lexical (BM25) retrieval over the store's FTS indexes: whole videos ranked by their full text, re-ranked with the
 // evidence of their best clip, and moments found inside the best videos.
 
-import type { Hit, LexicalQuery, Store, VideoHit } from "../spec/index.js";
+import type { Hit, LexicalQuery, Store, Video, VideoHit } from "../spec/index.js";
 import { momentsToHits, mergeClipMatches } from "./moments.js";
 import { analyzeQuery, type AnalyzedQuery } from "./query-analyzer.js";
 
@@ -91,7 +91,7 @@ export function rankVideos(store: Store, question: string, options: RankVideosOp
     .sort((a, b) => b.score - a.score || a.videoId.localeCompare(b.videoId))
     .slice(0, limit);
   const moments = mergeClipMatches(clips);
-  const cache = new Map();
+  const cache = new Map<string, Video | undefined>();
   return ranked.flatMap((match) => {
     const own = moments.filter((moment) => moment.videoId === match.videoId).slice(0, settings.momentsPerVideo);
     const hits = momentsToHits(store, own, query.terms, retriever, cache);

@@ -297,7 +297,7 @@ async function leftoverTempFiles(body: () => Promise<void>): Promise<string[]> {
   return readdirSync(scratch);
 }
 
-test("a failing program is TOOL_FAILED and leaves no temporary files", { skip: needsShared }, async () => {
+test("a failing program is TOOL_FAILED and leaves no temporary files; a missing one or model TOOL_MISSING", { skip: needsShared }, async () => {
   const transcriber = createPocketsphinxTranscriber({ binary: "false" });
   const left = await leftoverTempFiles(async () => {
     await assert.rejects(
@@ -309,6 +309,10 @@ test("a failing program is TOOL_FAILED and leaves no temporary files", { skip: n
   await assert.rejects(
     createPocketsphinxTranscriber({ binary: "/nonexistent/pocketsphinx_continuous" }).transcribe(sharedPath("media/audio/jfk.wav")),
     (error) => VideoRagError.isInstance(error) && error.code === "TOOL_MISSING" && /apt-get install pocketsphinx/.test(error.message),
+  );
+  await assert.rejects(
+    createPocketsphinxTranscriber({ modelDir: join(workDir, "no-model") }).transcribe(sharedPath("media/audio/jfk.wav")),
+    (error) => VideoRagError.isInstance(error) && error.code === "TOOL_MISSING" && /pocketsphinx-en-us/.test(error.message),
   );
 });
 

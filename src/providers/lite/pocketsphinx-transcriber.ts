@@ -1,5 +1,5 @@
 // Speech recognition with the Debian `pocketsphinx_continuous` program and its en-us model.
-// Pocketsphinx decodes at about 0.45x real time on one core and cannot use more, so the audio is cut at pauses into
+// Pocketsphinx decodes at 0.2-0.45x real time on one core and cannot use more, so the audio is cut at pauses into
 // chunks that separate processes decode side by side; word times are shifted back onto the whole file's clock.
 
 import { access, mkdtemp, open, rm, writeFile } from "node:fs/promises";

@@ -1,0 +1,142 @@
+// Benchmark of transcript ingest and lexical retrieval on ../shared/datasets/howto-qa: ingests the 8,648 transcripts
+// into a library, times it, and measures recall@1/5/10 of each dev question's source video and search latency.
+//
+//   node --import tsx scripts/bench-transcripts.ts [--library dir] [--variants] [--questions file]
+//
+// --library reuses (or creates) a library folder, so a second run skips the unchanged transcripts; without it a temporary
+// library is made and removed. --variants also measures the retrieval variants the defaults were chosen from.
+
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { evalRetrieval, latencyPercentiles, loadQuestions, type RankFunction } from "../src/eval/index.js";
+import { ingestTranscripts } from "../src/ingest/transcripts.js";
+import { analyzeQuery, rankVideos, searchMoments, tokenize, type LexicalSettings } from "../src/retrieval/index.js";
+import type { Store } from "../src/spec/index.js";
+import { openSqliteStore } from "../src/store/index.js";
+import { sharedDir } from "../src/test-support/shared.js";
+
+const { values: args } = parseArgs({
+  options: {
+    library: { type: "string" },
+    questions: { type: "string" },
+    variants: { type: "boolean", default: false },
+  },
+});
+
+/** A variant ranks with whole-video BM25 from the given terms, optionally re-scored with clip evidence. */
+function variant(terms: (question: string) => { text: string; weight: number }[], clipWeight: number): RankFunction {
+  return (store, question) => {
+    const query = { terms: terms(question), limit: 20 };
+    const videos = store.searchVideos(query);
+    if (clipWeight === 0) return videos.slice(0, 10);
+    const clips = store.searchClips({ ...query, limit: 20 * 240, videoIds: videos.map((video) => video.videoId) });
+    const best = new Map<string, number>();
+    for (const clip of clips) best.set(clip.videoId, Math.max(best.get(clip.videoId) ?? 0, clip.score));
+    return videos
+      .map((video) => ({ videoId: video.videoId, score: video.score + clipWeight * (best.get(video.videoId) ?? 0) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 10);
+  };
+}
+
+/** Ranks videos by their best clip alone (clip-level BM25 over the whole library, no video documents). */
+const bestClipOnly: RankFunction = (store, question) => {
+  const clips = store.searchClips({ terms: analyzeQuery(question).terms, limit: 2000 });
+  const seen = new Set<string>();
+  return clips.filter((clip) => !seen.has(clip.videoId) && Boolean(seen.add(clip.videoId))).slice(0, 10);
+};
+
+const countWords = (words: string[]) => {
+  const weights = new Map<string, number>();
+  for (const word of words) weights.set(word, (weights.get(word) ?? 0) + 1);
+  return [...weights].map(([text, weight]) => ({ text, weight }));
+};
+
+function runVariants(store: Store, questions: Awaited<ReturnType<typeof loadQuestions>>) {
+  const settings = (partial: Partial<LexicalSettings>): RankFunction => (s, question) =>
+    rankVideos(s, question, { limit: 10, settings: partial });
+  const table: Record<string, RankFunction> = {
+    "video BM25, all words": variant((question) => countWords(tokenize(question)), 0),
+    "video BM25, analyzed question (stopwords + question words)": variant((question) => analyzeQuery(question).terms, 0),
+    "best clip only (clip BM25, unrestricted)": bestClipOnly,
+    "video BM25 + 0.25 x best clip": settings({ clipEvidenceWeight: 0.25 }),
+    "video BM25 + 0.5 x best clip (default)": settings({}),
+    "video BM25 + 1.0 x best clip": settings({ clipEvidenceWeight: 1 }),
+    "default, 10 candidate videos": settings({ candidateVideos: 10 }),
+    "default, 40 candidate videos": settings({ candidateVideos: 40 }),
+  };
+  const rows: Record<string, unknown>[] = [];
+  for (const [name, rank] of Object.entries(table)) {
+    const report = evalRetrieval(store, questions, { rank });
+    rows.push({ variant: name, recallAt1: report.recallAt1, recallAt5: report.recallAt5, recallAt10: report.recallAt10, latencyMs: report.latencyMs });
+    console.error(`${name}: ${report.recallAt1} / ${report.recallAt5} / ${report.recallAt10}  p50 ${report.latencyMs.p50} ms  p95 ${report.latencyMs.p95} ms`);
+  }
+  return rows;
+}
+
+async function main(): Promise<void> {
+  if (!sharedDir) {
+    console.log(JSON.stringify({ skipped: "../shared (datasets/howto-qa) is not beside this checkout; nothing to benchmark" }));
+    return;
+  }
+  const transcripts = join(sharedDir, "datasets/howto-qa/transcripts");
+  const questionsPath = args.questions ? resolve(args.questions) : join(sharedDir, "datasets/howto-qa/dev-questions.json");
+  if (!existsSync(transcripts)) {
+    console.log(JSON.stringify({ skipped: `${transcripts} is missing` }));
+    return;
+  }
+  const temporary = !args.library;
+  const library = args.library ? resolve(args.library) : mkdtempSync(join(tmpdir(), "videorag-bench-"));
+  mkdirSync(library, { recursive: true });
+  const store = openSqliteStore(join(library, "library.sqlite"));
+  try {
+    const started = performance.now();
+    let done = 0;
+    const results = await ingestTranscripts(store, transcripts, {
+      onProgress: (event) => {
+        if (event.type === "video-done" && ++done % 1000 === 0) console.error(`ingested ${done}`);
+      },
+    });
+    const ingestSeconds = (performance.now() - started) / 1000;
+    const count = (status: string) => results.filter((result) => result.status === status).length;
+
+    const questions = await loadQuestions(questionsPath);
+    const retrieval = evalRetrieval(store, questions);
+    // What a user waits for in `ask`: the ranked videos with their moments, then the moments across the library.
+    const combined: number[] = [];
+    for (const question of questions) {
+      const begun = performance.now();
+      rankVideos(store, question.question, { limit: 10 });
+      searchMoments(store, question.question, { limit: 10 });
+      combined.push(performance.now() - begun);
+    }
+    const summary = {
+      library,
+      ingest: {
+        files: results.length,
+        ingested: count("ingested"),
+        unchanged: count("unchanged"),
+        failed: count("failed"),
+        clips: results.reduce((sum, result) => sum + result.clipCount, 0),
+        seconds: Math.round(ingestSeconds * 10) / 10,
+      },
+      retrieval: {
+        questions: retrieval.questions,
+        recallAt1: retrieval.recallAt1,
+        recallAt5: retrieval.recallAt5,
+        recallAt10: retrieval.recallAt10,
+        rankVideosLatencyMs: retrieval.latencyMs,
+        rankVideosPlusSearchMomentsLatencyMs: latencyPercentiles(combined),
+      },
+      ...(args.variants ? { variants: runVariants(store, questions) } : {}),
+    };
+    console.log(JSON.stringify(summary, null, 2));
+  } finally {
+    store.close();
+    if (temporary) rmSync(library, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,6 @@
+// Evaluation: metrics, dataset loading and the retrieval benchmark.
+export { recallAtK } from "./recall-at-k.js";
+export { rougeL, longestCommonSubsequence } from "./rouge-l.js";
+export { percentile, latencyPercentiles } from "./latency-percentiles.js";
+export { loadQuestions, parseQuestions, type EvalQuestion } from "./load-questions.js";
+export { evalRetrieval, type EvalRetrievalOptions, type RankFunction, type RetrievalReport } from "./eval-retrieval.js";
