@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { VideoRagError, toVideoRagError } from "../../spec/errors.js";
 import type { Warning } from "../../spec/model.js";
 import type { Transcriber, TranscriptSegment } from "../../spec/providers.js";
-import { spawnTool } from "./spawn-tool.js";
+import { runProcess } from "../../media/index.js";
 import { extractWav, readFrameEnergies, readWavLayout } from "./wav-file.js";
 
 export interface PocketsphinxTranscriberOptions {
@@ -96,7 +96,7 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
             const chunk = chunks[index] as Chunk;
             const chunkPath = join(directory, `chunk-${index}.wav`);
             await writeFile(chunkPath, await extractWav(file, layout, chunk.startSample, chunk.endSample));
-            const { stdout } = await spawnTool(
+            const { stdout } = await runProcess(
               binary,
               ["-infile", chunkPath, "-time", "yes", "-logfn", "/dev/null", ...modelArgs],
               { signal: stop.signal, installHint: "apt-get install pocketsphinx pocketsphinx-en-us" },

@@ -4,7 +4,7 @@
 
 import { availableParallelism } from "node:os";
 import type { ImageInput, OcrEngine, OcrLine } from "../../spec/providers.js";
-import { spawnTool } from "./spawn-tool.js";
+import { runProcess } from "../../media/index.js";
 
 export interface TesseractOcrOptions {
   /** Tesseract language code(s), joined with "+" for several, e.g. "eng" or "eng+deu". Default "eng". */
@@ -34,7 +34,7 @@ export function createTesseractOcr(options: TesseractOcrOptions = {}): OcrEngine
     capabilities: { languages: language.split("+"), maxConcurrency: availableParallelism() },
     async recognize(image: ImageInput, recognizeOptions = {}): Promise<OcrLine[]> {
       const mode = recognizeOptions.mode ?? "screen";
-      const { stdout } = await spawnTool(
+      const { stdout } = await runProcess(
         binary,
         ["stdin", "stdout", "-l", language, "--psm", String(pageSegmentationMode[mode]), "tsv"],
         {
