@@ -9,25 +9,29 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { evalRetrieval, latencyPercentiles, loadQuestions, type RankFunction } from "../src/eval/index.js";
+import { evalRetrieval, latencyPercentiles, loadQuestions, type EvalQuestion, type RankFunction } from "../src/eval/index.js";
 import { ingestTranscripts } from "../src/ingest/transcripts.js";
 import { analyzeQuery, rankVideos, searchMoments, tokenize, type LexicalSettings } from "../src/retrieval/index.js";
 import type { Store } from "../src/spec/index.js";
 import { openSqliteStore } from "../src/store/index.js";
 import { sharedDir } from "../src/test-support/shared.js";
 
-const { values: args } = parseArgs({
-  options: {
-    library: { type: "string" },
-    questions: { type: "string" },
-    variants: { type: "boolean", default: false },
-  },
-});
+export interface BenchTranscriptsOptions {
+  /** Library folder to reuse or create; default a temporary one, removed afterwards. */
+  library?: string;
+  /** Questions file; default the dataset's dev-questions.json. */
+  questions?: string;
+  /** Also measure the retrieval variants the defaults were chosen from. */
+  variants?: boolean;
+  /** Progress lines go here; default stderr. */
+  log?: (line: string) => void;
+}
 
 /** A variant ranks with whole-video BM25 from the given terms, optionally re-scored with clip evidence. */
-function variant(terms: (question: string) => { text: string; weight: number }[], clipWeight: number): RankFunction {
-  return (store, question) => {
+function variant(store: Store, terms: (question: string) => { text: string; weight: number }[], clipWeight: number): RankFunction {
+  return (question) => {
     const query = { terms: terms(question), limit: 20 };
     const videos = store.searchVideos(query);
     if (clipWeight === 0) return videos.slice(0, 10);
@@ -42,7 +46,7 @@ function variant(terms: (question: string) => { text: string; weight: number }[]
 }
 
 /** Ranks videos by their best clip alone (clip-level BM25 over the whole library, no video documents). */
-const bestClipOnly: RankFunction = (store, question) => {
+const bestClipOnly = (store: Store): RankFunction => (question) => {
   const clips = store.searchClips({ terms: analyzeQuery(question).terms, limit: 2000 });
   const seen = new Set<string>();
   return clips.filter((clip) => !seen.has(clip.videoId) && Boolean(seen.add(clip.videoId))).slice(0, 10);
@@ -54,13 +58,13 @@ const countWords = (words: string[]) => {
   return [...weights].map(([text, weight]) => ({ text, weight }));
 };
 
-function runVariants(store: Store, questions: Awaited<ReturnType<typeof loadQuestions>>) {
-  const settings = (partial: Partial<LexicalSettings>): RankFunction => (s, question) =>
-    rankVideos(s, question, { limit: 10, settings: partial });
+function runVariants(store: Store, questions: EvalQuestion[], log: (line: string) => void) {
+  const settings = (partial: Partial<LexicalSettings>): RankFunction => (question) =>
+    rankVideos(store, question, { limit: 10, settings: partial });
   const table: Record<string, RankFunction> = {
-    "video BM25, all words": variant((question) => countWords(tokenize(question)), 0),
-    "video BM25, analyzed question (stopwords + question words)": variant((question) => analyzeQuery(question).terms, 0),
-    "best clip only (clip BM25, unrestricted)": bestClipOnly,
+    "video BM25, all words": variant(store, (question) => countWords(tokenize(question)), 0),
+    "video BM25, analyzed question (stopwords + question words)": variant(store, (question) => analyzeQuery(question).terms, 0),
+    "best clip only (clip BM25, unrestricted)": bestClipOnly(store),
     "video BM25 + 0.25 x best clip": settings({ clipEvidenceWeight: 0.25 }),
     "video BM25 + 0.5 x best clip (default)": settings({}),
     "video BM25 + 1.0 x best clip": settings({ clipEvidenceWeight: 1 }),
@@ -71,24 +75,22 @@ function runVariants(store: Store, questions: Awaited<ReturnType<typeof loadQues
   for (const [name, rank] of Object.entries(table)) {
     const report = evalRetrieval(store, questions, { rank });
     rows.push({ variant: name, recallAt1: report.recallAt1, recallAt5: report.recallAt5, recallAt10: report.recallAt10, latencyMs: report.latencyMs });
-    console.error(`${name}: ${report.recallAt1} / ${report.recallAt5} / ${report.recallAt10}  p50 ${report.latencyMs.p50} ms  p95 ${report.latencyMs.p95} ms`);
+    log(`${name}: ${report.recallAt1} / ${report.recallAt5} / ${report.recallAt10}  p50 ${report.latencyMs.p50} ms  p95 ${report.latencyMs.p95} ms`);
   }
   return rows;
 }
 
-async function main(): Promise<void> {
+/** Ingests the how-to transcripts and evaluates retrieval; `{ skipped }` when ../shared is absent. */
+export async function benchTranscripts(options: BenchTranscriptsOptions = {}): Promise<Record<string, unknown>> {
+  const log = options.log ?? ((line: string) => console.error(line));
   if (!sharedDir) {
-    console.log(JSON.stringify({ skipped: "../shared (datasets/howto-qa) is not beside this checkout; nothing to benchmark" }));
-    return;
+    return { skipped: "../shared (datasets/howto-qa) is not beside this checkout; nothing to benchmark" };
   }
   const transcripts = join(sharedDir, "datasets/howto-qa/transcripts");
-  const questionsPath = args.questions ? resolve(args.questions) : join(sharedDir, "datasets/howto-qa/dev-questions.json");
-  if (!existsSync(transcripts)) {
-    console.log(JSON.stringify({ skipped: `${transcripts} is missing` }));
-    return;
-  }
-  const temporary = !args.library;
-  const library = args.library ? resolve(args.library) : mkdtempSync(join(tmpdir(), "videorag-bench-"));
+  const questionsPath = options.questions ? resolve(options.questions) : join(sharedDir, "datasets/howto-qa/dev-questions.json");
+  if (!existsSync(transcripts)) return { skipped: `${transcripts} is missing` };
+  const temporary = !options.library;
+  const library = options.library ? resolve(options.library) : mkdtempSync(join(tmpdir(), "videorag-bench-"));
   mkdirSync(library, { recursive: true });
   const store = openSqliteStore(join(library, "library.sqlite"));
   try {
@@ -96,13 +98,13 @@ async function main(): Promise<void> {
     let done = 0;
     const results = await ingestTranscripts(store, transcripts, {
       onProgress: (event) => {
-        if (event.type === "video-done" && ++done % 1000 === 0) console.error(`ingested ${done}`);
+        if (event.type === "video-done" && ++done % 1000 === 0) log(`ingested ${done}`);
       },
     });
     const ingestSeconds = (performance.now() - started) / 1000;
     const count = (status: string) => results.filter((result) => result.status === status).length;
 
-    const questions = await loadQuestions(questionsPath);
+    const questions = loadQuestions(questionsPath);
     const retrieval = evalRetrieval(store, questions);
     // What a user waits for in `ask`: the ranked videos with their moments, then the moments across the library.
     const combined: number[] = [];
@@ -112,8 +114,8 @@ async function main(): Promise<void> {
       searchMoments(store, question.question, { limit: 10 });
       combined.push(performance.now() - begun);
     }
-    const summary = {
-      library,
+    return {
+      library: temporary ? "(temporary)" : library,
       ingest: {
         files: results.length,
         ingested: count("ingested"),
@@ -130,13 +132,21 @@ async function main(): Promise<void> {
         rankVideosLatencyMs: retrieval.latencyMs,
         rankVideosPlusSearchMomentsLatencyMs: latencyPercentiles(combined),
       },
-      ...(args.variants ? { variants: runVariants(store, questions) } : {}),
+      ...(options.variants ? { variants: runVariants(store, questions, log) } : {}),
     };
-    console.log(JSON.stringify(summary, null, 2));
   } finally {
     store.close();
     if (temporary) rmSync(library, { recursive: true, force: true });
   }
 }
 
-await main();
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  const { values } = parseArgs({
+    options: {
+      library: { type: "string" },
+      questions: { type: "string" },
+      variants: { type: "boolean", default: false },
+    },
+  });
+  console.log(JSON.stringify(await benchTranscripts(values), null, 2));
+}

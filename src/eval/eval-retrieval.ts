@@ -6,8 +6,8 @@ import { latencyPercentiles } from "./latency-percentiles.js";
 import type { EvalQuestion } from "./load-questions.js";
 import { recallAtK } from "./recall-at-k.js";
 
-/** Ranks videos for a question, best first; at least 10 are needed for recall@10. */
-export type RankFunction = (store: Store, question: string) => readonly { videoId: string }[];
+/** Ranks videos for a question, best first, as ids or hits; at least 10 are needed for recall@10. */
+export type RankFunction = (question: string) => readonly (string | { videoId: string })[];
 
 export interface RetrievalReport {
   questions: number;
@@ -21,22 +21,20 @@ export interface RetrievalReport {
 }
 
 export interface EvalRetrievalOptions {
-  /** The ranking under test; default `rankVideos` with limit 10 (moments included, as a user gets them). */
+  /** The ranking under test; default `rankVideos` over `store` with limit 10 (moments included, as a user gets them). */
   rank?: RankFunction;
   onProgress?: (done: number, total: number) => void;
 }
 
-const defaultRank: RankFunction = (store, question) => rankVideos(store, question, { limit: 10 });
-
 /** Relevance is `relevantVideos[0]`, the video the question was written from. */
 export function evalRetrieval(store: Store, questions: readonly EvalQuestion[], options: EvalRetrievalOptions = {}): RetrievalReport {
-  const rank = options.rank ?? defaultRank;
+  const rank: RankFunction = options.rank ?? ((question) => rankVideos(store, question, { limit: 10 }));
   const latencies: number[] = [];
   const ranks: RetrievalReport["ranks"] = [];
   const sums = { 1: 0, 5: 0, 10: 0 };
   questions.forEach((question, index) => {
     const started = performance.now();
-    const ranked = rank(store, question.question).map((hit) => hit.videoId);
+    const ranked = rank(question.question).map((hit) => (typeof hit === "string" ? hit : hit.videoId));
     latencies.push(performance.now() - started);
     const relevant = question.relevantVideos.slice(0, 1);
     for (const k of [1, 5, 10] as const) sums[k] += recallAtK(ranked, relevant, k);

@@ -1,7 +1,7 @@
 // Loads an evaluation set: `[{ id, question, answer?, relevant_videos: [...] }]`, validated so a bad file fails with one
 // clear line instead of NaN metrics.
 
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { VideoRagError } from "../spec/index.js";
 
@@ -53,10 +53,10 @@ export function parseQuestions(text: string, source = "questions"): EvalQuestion
 }
 
 /** Reads and validates a questions file; INPUT_NOT_FOUND when it cannot be read, QUESTIONS_INVALID when it is wrong. */
-export async function loadQuestions(path: string): Promise<EvalQuestion[]> {
+export function loadQuestions(path: string): EvalQuestion[] {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = readFileSync(path, "utf8");
   } catch (error) {
     throw new VideoRagError("INPUT_NOT_FOUND", `cannot read the questions file ${path}`, { cause: error, subject: path });
   }

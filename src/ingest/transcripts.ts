@@ -46,6 +46,7 @@ export function segmentsFromPlainText(text: string): Segment[] {
   let second = 0;
   for (const line of text.replace(/^\uFEFF/, "").split(/\r\n?|\n/)) {
     const words = line.split(/\s+/).filter(Boolean);
+    if (words.length === 0) continue;
     for (const piece of splitLine(words)) {
       const durationSeconds = piece.length / estimatedWordsPerSecond;
       segments.push({ startSecond: second, endSecond: second + durationSeconds, text: piece.join(" "), source: "transcript" });

@@ -1,12 +1,7 @@
 // Retrieval: questions → ranked moments and videos, with provenance.
 export { analyzeQuery, analyzeText, termKey, tokenize, type AnalyzedQuery } from "./query-analyzer.js";
 export { englishStopwords, isStopword, questionWords } from "./stopwords.js";
-export { mergeClipMatches, momentsToHits, type Moment } from "./moments.js";
-export {
-  defaultLexicalSettings,
-  rankVideos,
-  searchMoments,
-  type LexicalSettings,
-  type RankVideosOptions,
-  type SearchMomentsOptions,
-} from "./lexical-search.js";
+export { mergeClipMatches, momentsToHits, strongClips, type Moment } from "./moments.js";
+export { defaultLexicalSettings, type LexicalSettings } from "./lexical-settings.js";
+export { searchMoments, type SearchMomentsOptions } from "./search-moments.js";
+export { rankVideos, type RankVideosOptions } from "./rank-videos.js";

@@ -19,6 +19,19 @@ const maxSnippetChars = 280;
 /** Sentences quoted per moment. */
 const maxSnippetSentences = 2;
 
+/** A clip weaker than this share of its video's best clip is not shown: it would only stretch a moment. */
+const minimumShareOfBest = 0.5;
+
+/**
+ * The clips worth showing: those scoring at least half their video's best clip. Without this, every clip that mentions
+ * one common query word joins its neighbours and a moment spreads over a whole on-topic video.
+ */
+export function strongClips<T extends ClipMatch>(matches: readonly T[]): T[] {
+  const best = new Map<string, number>();
+  for (const match of matches) best.set(match.videoId, Math.max(best.get(match.videoId) ?? 0, match.score));
+  return matches.filter((match) => match.score >= minimumShareOfBest * (best.get(match.videoId) ?? 0));
+}
+
 /** Merges matches of the same video whose spans touch or overlap; best first. */
 export function mergeClipMatches(matches: ClipMatch[]): Moment[] {
   const byVideo = new Map<string, ClipMatch[]>();

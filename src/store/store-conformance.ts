@@ -185,6 +185,25 @@ export function runStoreConformance(name: string, open: OpenStore): void {
       assert.deepEqual(off, [], "a channel weighted zero brings no hits");
     });
 
+    withStore("a search with a limit or field weight that is not a number ≥ 0 is ARGUMENT_INVALID", (store) => {
+      store.commitVideo(sampleVideo("v", ["some words"]));
+      const invalid = (error: unknown) => (error as { code?: string }).code === "ARGUMENT_INVALID";
+      assert.throws(() => store.searchClips({ ...query("words"), limit: Number.NaN }), invalid);
+      assert.throws(() => store.searchVideos({ ...query("words"), limit: -1 }), invalid);
+      const fieldWeights = { transcript: Number.POSITIVE_INFINITY, screen: 1, visual: 1 };
+      assert.throws(() => store.searchClips({ ...query("words"), fieldWeights }), invalid);
+      assert.deepEqual(store.searchClips({ ...query("words"), limit: 0 }), []);
+    });
+
+    withStore("a slide shown across clips counts once for its video, not once per clip", (store) => {
+      const slide = "Quarterly revenue";
+      store.commitVideo(sampleVideo("long", ["one", "two", "three", "four"], { screen: [slide, slide, slide, slide] }));
+      store.commitVideo(sampleVideo("short", ["five"], { screen: [slide] }));
+      const [first, second] = store.searchVideos(query("revenue"));
+      assert.ok(first && second);
+      assert.ok(Math.abs(first.score - second.score) / first.score < 0.5, "equal term frequency, only lengths differ");
+    });
+
     withStore("quoted phrases score extra where the words stand together", (store) => {
       store.commitVideo(sampleVideo("v", ["disc brake on the front", "brake fluid and a disc of felt"]));
       const [best] = store.searchClips({ terms: [], phrases: ["disc brake"], limit: 5 });

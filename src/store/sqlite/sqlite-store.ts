@@ -280,18 +280,20 @@ class SqliteStore implements Store {
           fingerprint: content.fingerprint,
         }) as { key: number };
         const token = videoToken(key);
-        const whole = { transcript: [] as string[], screen: [] as string[], visual: [] as string[] };
+        // The whole-video document; screen lines are kept once, as a slide left up for minutes is in every clip it covers
+        // and would otherwise count once per clip.
+        const whole = { transcript: [] as string[], screen: new Set<string>(), visual: [] as string[] };
         for (const clip of content.clips) {
           const inserted = this.statements.insertClip.run(
             key, clip.index, clip.startSecond, clip.endSecond, clip.transcript, clip.screen, clip.visual,
           );
           this.statements.insertClipFts.run(inserted.lastInsertRowid, clip.transcript, clip.screen, clip.visual, token);
           whole.transcript.push(clip.transcript);
-          whole.screen.push(clip.screen);
+          for (const line of clip.screen.split("\n")) if (line.trim()) whole.screen.add(line.trim());
           whole.visual.push(clip.visual);
         }
         this.statements.insertVideoFts.run(
-          key, whole.transcript.join("\n"), whole.screen.join("\n"), whole.visual.join("\n"), token,
+          key, whole.transcript.join("\n"), [...whole.screen].join("\n"), whole.visual.join("\n"), token,
         );
         for (const segment of content.segments) {
           this.statements.insertSegment.run(key, segment.startSecond, segment.endSecond, segment.text, segment.source);
@@ -346,7 +348,13 @@ class SqliteStore implements Store {
    * of one query per term summed here.
    */
   private search(table: "clip_fts" | "video_fts", query: LexicalQuery): MatchRow[] {
-    const limit = Math.max(0, Math.floor(query.limit));
+    const field = { ...defaultFieldWeights, ...query.fieldWeights };
+    // Field weights are written into the SQL (bm25() takes literals), so only plain numbers may get there.
+    const weightsValid = Object.values(field).every((weight) => Number.isFinite(weight) && weight >= 0);
+    if (!weightsValid || !(query.limit >= 0) || !Number.isFinite(query.limit)) {
+      throw new VideoRagError("ARGUMENT_INVALID", "a search needs a limit ≥ 0 and field weights that are numbers ≥ 0");
+    }
+    const limit = Math.floor(query.limit);
     const weights = new Map<string, number>();
     for (const term of query.terms) {
       const text = term.text.trim().toLowerCase();
@@ -362,7 +370,6 @@ class SqliteStore implements Store {
       if (keys.length === 0) return [];
       restriction = ` AND video : (${keys.map((row) => videoToken(row.key)).join(" OR ")})`;
     }
-    const field = { ...defaultFieldWeights, ...query.fieldWeights };
     const bm25 = `bm25(${table}, ${field.transcript}, ${field.screen}, ${field.visual}, 0)`;
     // A channel weighted zero is left out of the match too, so it cannot bring in hits that score nothing.
     const searched = (["transcript", "screen", "visual"] as const).filter((column) => field[column] > 0);
