@@ -73,7 +73,7 @@ function runVariants(store: Store, questions: EvalQuestion[], log: (line: string
   };
   const rows: Record<string, unknown>[] = [];
   for (const [name, rank] of Object.entries(table)) {
-    const report = evalRetrieval(store, questions, { rank });
+    const report = evalRetrieval(questions, { rank });
     rows.push({ variant: name, recallAt1: report.recallAt1, recallAt5: report.recallAt5, recallAt10: report.recallAt10, latencyMs: report.latencyMs });
     log(`${name}: ${report.recallAt1} / ${report.recallAt5} / ${report.recallAt10}  p50 ${report.latencyMs.p50} ms  p95 ${report.latencyMs.p95} ms`);
   }
@@ -105,7 +105,7 @@ export async function benchTranscripts(options: BenchTranscriptsOptions = {}): P
     const count = (status: string) => results.filter((result) => result.status === status).length;
 
     const questions = loadQuestions(questionsPath);
-    const retrieval = evalRetrieval(store, questions);
+    const retrieval = evalRetrieval(questions, { rank: (question) => rankVideos(store, question, { limit: 10 }) });
     // What a user waits for in `ask`: the ranked videos with their moments, then the moments across the library.
     const combined: number[] = [];
     for (const question of questions) {

@@ -8,7 +8,7 @@ import { extractiveAnswer } from "./answer/index.js";
 import { expandInputs, ingestMediaFile, ingestTranscripts, summarize } from "./ingest/index.js";
 import type { IngestOptions, IngestReport, IngestResult } from "./ingest/index.js";
 import { chooseLiteProviders, type ProviderChoice } from "./providers/registry.js";
-import { analyzeText, rankVideos, searchMoments } from "./retrieval/index.js";
+import { analyzeText, rankVideos, searchMoments, termKey } from "./retrieval/index.js";
 import { VideoRagError } from "./spec/index.js";
 import type { Answer, Hit, Store, Video, VideoHit } from "./spec/index.js";
 import { openSqliteStore } from "./store/index.js";
@@ -148,14 +148,22 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       if (!question.trim()) throw new VideoRagError("ARGUMENT_INVALID", "the question is empty");
       const moments = searchMoments(store, question, { limit: askOptions.limit ?? 8 });
       const retrieved = performance.now();
-      const terms = analyzeText(question);
-      const { frequencies, documentCount } = store.termDocumentFrequency(terms);
+      // Sentences are matched on stems; a stem is as informative as the rarest of the question's words sharing it.
+      const words = analyzeText(question);
+      const { frequencies, documentCount } = store.termDocumentFrequency(words);
+      const stemFrequency = new Map<string, number>();
+      for (const word of words) {
+        const frequency = frequencies.get(word) ?? 0;
+        const key = termKey(word);
+        stemFrequency.set(key, Math.min(stemFrequency.get(key) ?? frequency, frequency));
+      }
       const answer = extractiveAnswer({
         question,
         moments,
-        sentencesOf: (moment) => store.getSegments(moment.videoId, moment.startSecond, moment.endSecond),
-        analyze: analyzeText,
-        termWeight: (term) => Math.log(1 + (documentCount + 1) / ((frequencies.get(term) ?? 0) + 1)),
+        // The whole clips around a moment: the sentence that answers may sit next to the one that matched best.
+        sentencesOf: (moment) => store.getSegments(moment.videoId, moment.startSecond - 15, moment.endSecond + 15),
+        analyze: (text) => analyzeText(text).map(termKey),
+        termWeight: (key) => Math.log(1 + (documentCount + 1) / ((stemFrequency.get(key) ?? 0) + 1)),
         timesEstimated: isEstimated,
         maxSentences: askOptions.maxSentences,
       });

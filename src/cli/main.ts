@@ -158,7 +158,7 @@ async function evalCommand(values: Values, args: string[]): Promise<void> {
   const questions = loadQuestions(values.questions);
   await withLibrary(values, async (library) => {
     if (kind === "retrieval") {
-      const report = evalRetrieval(questions, (question) => library.searchVideos(question, { limit: 10 }).map((hit) => hit.videoId));
+      const report = evalRetrieval(questions, { rank: (question) => library.searchVideos(question, { limit: 10 }) });
       print(values.json, report, () =>
         [
           `questions: ${report.questions}`,

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { ingestTranscripts } from "../ingest/transcripts.js";
+import { rankVideos } from "../retrieval/index.js";
 import { openSqliteStore } from "../store/index.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
 import { evalRetrieval } from "./eval-retrieval.js";
@@ -24,7 +25,7 @@ test("recall@k is measured on each question's first relevant video, with the ran
   ];
   const ranked = Array.from({ length: 10 }, (_, index) => ({ videoId: `v${index + 1}` }));
   const calls: string[] = [];
-  const report = evalRetrieval(store, questions, {
+  const report = evalRetrieval(questions, {
     rank: (question) => {
       calls.push(question);
       return ranked;
@@ -63,7 +64,7 @@ test("on 320 real transcripts, dev questions find their source video in the top 
   const results = await ingestTranscripts(store, folder);
   assert.equal(results.filter((result) => result.status === "ingested").length, 320);
   const questions = all.filter((question) => relevant.includes(question.relevantVideos[0] ?? ""));
-  const report = evalRetrieval(store, questions);
+  const report = evalRetrieval(questions, { rank: (question) => rankVideos(store, question, { limit: 10 }) });
 
   const brakes = report.ranks.find((rank) => rank.id === "fH7ZK9YAckQ_0");
   assert.ok(brakes?.rank !== null && (brakes?.rank ?? 99) <= 10, `the brake-disc question ranked its video at ${brakes?.rank}`);

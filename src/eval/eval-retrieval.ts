@@ -1,7 +1,5 @@
 // Retrieval evaluation: recall@1/5/10 of each question's source video among the ranked videos, and search latency.
 
-import type { Store } from "../spec/index.js";
-import { rankVideos } from "../retrieval/index.js";
 import { latencyPercentiles } from "./latency-percentiles.js";
 import type { EvalQuestion } from "./load-questions.js";
 import { recallAtK } from "./recall-at-k.js";
@@ -21,14 +19,14 @@ export interface RetrievalReport {
 }
 
 export interface EvalRetrievalOptions {
-  /** The ranking under test; default `rankVideos` over `store` with limit 10 (moments included, as a user gets them). */
-  rank?: RankFunction;
+  /** The ranking under test, e.g. the library's video search with limit 10. */
+  rank: RankFunction;
   onProgress?: (done: number, total: number) => void;
 }
 
 /** Relevance is `relevantVideos[0]`, the video the question was written from. */
-export function evalRetrieval(store: Store, questions: readonly EvalQuestion[], options: EvalRetrievalOptions = {}): RetrievalReport {
-  const rank: RankFunction = options.rank ?? ((question) => rankVideos(store, question, { limit: 10 }));
+export function evalRetrieval(questions: readonly EvalQuestion[], options: EvalRetrievalOptions): RetrievalReport {
+  const { rank } = options;
   const latencies: number[] = [];
   const ranks: RetrievalReport["ranks"] = [];
   const sums = { 1: 0, 5: 0, 10: 0 };

@@ -73,7 +73,11 @@ function trimText(text: string, maxChars: number): string {
 }
 
 /** Picks the sentences that carry the most query words; the opening of the span when none does. */
-function describe(store: Store, moment: Moment, termWeights: Map<string, number>): { text: string; source: SegmentSource[] } {
+function describe(
+  store: Store,
+  moment: Moment,
+  termWeights: Map<string, number>,
+): { text: string; source: SegmentSource[]; startSecond?: number; endSecond?: number } {
   const segments = store.getSegments(moment.videoId, moment.startSecond, moment.endSecond);
   const scored = segments.map((segment, position) => {
     const keys = new Set(tokenize(segment.text).map(termKey));
@@ -81,7 +85,9 @@ function describe(store: Store, moment: Moment, termWeights: Map<string, number>
     for (const [key, weight] of termWeights) if (keys.has(key)) score += weight;
     return { segment, position, score };
   });
-  const matching = scored.filter((item) => item.score > 0);
+  // Sentences that carry at least half the best sentence's query weight: a stray shared word does not widen the moment.
+  const best = Math.max(0, ...scored.map((item) => item.score));
+  const matching = scored.filter((item) => item.score > 0 && item.score >= best / 2);
   if (matching.length > 0) {
     const chosen = [...matching]
       .sort((a, b) => b.score - a.score || a.position - b.position)
@@ -91,6 +97,9 @@ function describe(store: Store, moment: Moment, termWeights: Map<string, number>
     return {
       text: chosen.map((item) => trimText(item.segment.text, share)).join(" … "),
       source: [...new Set(chosen.map((item) => item.segment.source))],
+      // The moment is where the matching sentences are, not the whole clip they fell in.
+      startSecond: Math.max(moment.startSecond, Math.min(...chosen.map((item) => item.segment.startSecond))),
+      endSecond: Math.min(moment.endSecond, Math.max(...chosen.map((item) => item.segment.endSecond))),
     };
   }
   if (segments.length > 0) {
@@ -121,13 +130,13 @@ export function momentsToHits(
     if (!videos.has(moment.videoId)) videos.set(moment.videoId, store.getVideo(moment.videoId));
     const video = videos.get(moment.videoId);
     if (!video) return [];
-    const { text, source } = describe(store, moment, termWeights);
+    const { text, source, startSecond, endSecond } = describe(store, moment, termWeights);
     const hit: Hit = {
       videoId: moment.videoId,
       path: video.path,
       title: video.title,
-      startSecond: moment.startSecond,
-      endSecond: moment.endSecond,
+      startSecond: startSecond ?? moment.startSecond,
+      endSecond: endSecond ?? moment.endSecond,
       score: moment.score,
       text,
       source,

@@ -1,6 +1,7 @@
 // Turns a question into weighted search terms: lowercase words, no stopwords, no question framing. Stemming is left to
 // the store's tokenizer (FTS5 porter), so the terms stay words a person would recognise.
 
+import { stemmer } from "stemmer";
 import { englishStopwords, minimumContentTerms, questionWords } from "./stopwords.js";
 
 /** A question analysed for lexical search. */
@@ -39,23 +40,9 @@ export function analyzeQuery(question: string): AnalyzedQuery {
 }
 
 /**
- * A light, inflection-insensitive key for matching words inside retrieved text (replacing/replaced/replace → replac),
- * used to pick the sentences to show; ranking itself uses the store's full stemmer.
+ * An inflection-insensitive key for matching words inside retrieved text (replacing/replaced/replace → replac): the
+ * Porter stemmer, the same algorithm as the store's FTS5 tokenizer, so a sentence matches where its clip matched.
  */
 export function termKey(word: string): string {
-  let key = word.toLowerCase();
-  if (key.length <= 3) return key;
-  if (key.endsWith("ies") && key.length > 4) key = `${key.slice(0, -3)}y`;
-  else if (key.endsWith("sses")) key = key.slice(0, -2);
-  else if (key.endsWith("s") && !/(ss|us|is)$/.test(key)) key = key.slice(0, -1);
-  for (const suffix of ["ing", "ed"]) {
-    if (key.endsWith(suffix) && key.length - suffix.length >= 3) {
-      key = key.slice(0, -suffix.length);
-      // cutting → cutt → cut
-      if (/([^aeiouls])\1$/.test(key)) key = key.slice(0, -1);
-      break;
-    }
-  }
-  if (key.endsWith("e") && key.length > 3) key = key.slice(0, -1);
-  return key;
+  return stemmer(word.toLowerCase());
 }
