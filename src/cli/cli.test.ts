@@ -8,11 +8,13 @@ import { after, test } from "node:test";
 import { needsShared, sharedPath } from "../test-support/shared.js";
 
 const root = new URL("../..", import.meta.url).pathname;
+// The tests run the CLI from a scratch folder, where `--import tsx` would not resolve: name the loader by path.
+const tsxLoader = new URL("node_modules/tsx/dist/loader.mjs", `file://${root}`).href;
 const scratch = mkdtempSync(join(tmpdir(), "videorag-cli-test-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 function cli(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, ["--import", "tsx", join(root, "src/cli/run.ts"), ...args], {
+  const result = spawnSync(process.execPath, ["--import", tsxLoader, join(root, "src/cli/run.ts"), ...args], {
     cwd: scratch,
     encoding: "utf8",
     env: { ...process.env, CI: "1", ...env },
@@ -54,7 +56,7 @@ test("ingest, search --json and list --json speak the documented shapes", { skip
 test("a killed ingest leaves no partial video and the next run resumes from the finished stages", { skip: needsShared }, async () => {
   const library = join(scratch, "resume");
   const video = sharedPath("media/speech/sintel_trailer-720p.mp4");
-  const args = ["--import", "tsx", join(root, "src/cli/run.ts"), "ingest", "--no-speech", "--library", library, video];
+  const args = ["--import", tsxLoader, join(root, "src/cli/run.ts"), "ingest", "--no-speech", "--library", library, video];
   const child = spawn(process.execPath, args, { cwd: scratch, env: { ...process.env, CI: "1" } });
   let stderr = "";
   await new Promise<void>((resolve, reject) => {
