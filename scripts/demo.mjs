@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run demo`: from a fresh clone to a cited answer. Installs what is missing (Debian packages, npm packages, the
-// build), generates a few minutes of sample video, ingests it into ./demo-media/library and asks it a question.
+// build), generates a few minutes of sample video into ./demo-media, ingests it into ./.videorag-demo and asks it a question.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -59,7 +59,7 @@ const { makeSampleMedia } = await import("./make-sample-media.mjs");
 const made = makeSampleMedia(join(root, "demo-media"));
 for (const video of made) console.log(`  ${video.path}`);
 
-const library = join(root, "demo-media", "library");
+const library = join(root, ".videorag-demo");
 const cli = join(root, "bin", "videorag.js");
 step("ingesting (subtitles, speech, screen text)");
 sh(process.execPath, [cli, "ingest", "--library", library, join(root, "demo-media")]);
