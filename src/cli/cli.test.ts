@@ -88,3 +88,29 @@ test("GRID talking heads go through pocketsphinx and their words become searchab
   assert.ok(hits[0]?.path.endsWith("brbk7n.mpg"), JSON.stringify(hits));
   assert.ok(hits[0]?.source.includes("speech"));
 });
+
+test("transcripts ingest from a folder, and eval retrieval / answers report their metrics", { skip: needsShared }, async () => {
+  const { mkdirSync, readFileSync, symlinkSync, writeFileSync } = await import("node:fs");
+  const all = JSON.parse(readFileSync(sharedPath("datasets/howto-qa/dev-questions.json"), "utf8")) as {
+    id: string; question: string; answer: string; relevant_videos: string[];
+  }[];
+  const questions = all.slice(0, 12);
+  const folder = join(scratch, "transcripts");
+  mkdirSync(folder, { recursive: true });
+  for (const id of new Set(questions.map((question) => question.relevant_videos[0]))) {
+    symlinkSync(sharedPath("datasets/howto-qa/transcripts", `${id}.txt`), join(folder, `${id}.txt`));
+  }
+  const questionFile = join(scratch, "questions.json");
+  writeFileSync(questionFile, JSON.stringify(questions));
+  const library = join(scratch, "howto");
+  const ingest = cli(["ingest", "--transcripts", folder, "--library", library]);
+  assert.equal(ingest.status, 0, ingest.stderr);
+  const retrieval = JSON.parse(cli(["eval", "retrieval", "--questions", questionFile, "--json", "--library", library]).stdout) as Record<string, number>;
+  assert.equal(retrieval.questions, 12);
+  assert.ok((retrieval.recallAt10 ?? 0) >= 0.9, JSON.stringify(retrieval));
+  const answers = JSON.parse(cli(["eval", "answers", "--questions", questionFile, "--json", "--library", library]).stdout) as { rougeL: number };
+  assert.ok(answers.rougeL > 5 && answers.rougeL < 100, JSON.stringify(answers.rougeL));
+  const bad = cli(["eval", "retrieval", "--questions", join(folder, `${questions[0]?.relevant_videos[0]}.txt`), "--library", library]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /QUESTIONS_INVALID/);
+});
