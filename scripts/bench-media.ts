@@ -4,6 +4,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { openLibrary } from "../src/index.js";
+import { needsShared, sharedPath } from "../src/test-support/shared.js";
 // @ts-expect-error plain JS helper shared with the demo
 import { makeSampleMedia } from "./make-sample-media.mjs";
 
@@ -66,6 +67,10 @@ export async function benchMedia(runs = 3): Promise<Record<string, unknown>[]> {
     return [
       await measure({ name: "720p, sidecar subtitles + OCR", inputs: subtitled, options: { ocr: true, speech: true } }, runs),
       await measure({ name: "720p, pocketsphinx (no subtitles) + OCR", inputs: bareInputs, options: { ocr: true, speech: true } }, Math.min(runs, 2)),
+      // A real film (cuts, motion, credits) rather than slides; speech off stands for a sidecar subtitle file.
+      ...(needsShared
+        ? []
+        : [await measure({ name: "720p film (Sintel trailer), OCR, speech off", inputs: [sharedPath("media/speech/sintel_trailer-720p.mp4")], options: { ocr: true, speech: false } }, runs)]),
     ];
   } finally {
     rmSync(bare, { recursive: true, force: true });
