@@ -79,9 +79,10 @@ export function extractiveAnswer(input: ExtractiveInput): Omit<Answer, "profile"
     endSecond: candidate.segment.endSecond,
     quote: candidate.segment.text,
     score: Number(candidate.score.toFixed(4)),
+    timesEstimated: input.timesEstimated(candidate.moment.videoId),
   }));
   const text = citations
-    .map((citation) => `${citation.quote.replace(/\s+/g, " ").trim()} ${formatCitation(citation, input.timesEstimated(citation.videoId))}`)
+    .map((citation) => `${citation.quote.replace(/\s+/g, " ").trim()} ${formatCitation(citation, citation.timesEstimated)}`)
     .join("\n");
   return { text, citations, warnings };
 }

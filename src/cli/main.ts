@@ -103,7 +103,7 @@ async function askCommand(values: Values, words: string[]): Promise<void> {
       const lines = [answer.text];
       if (answer.citations.length > 0) {
         lines.push("", "Sources:");
-        answer.citations.forEach((citation, index) => lines.push(`  ${index + 1}. ${formatCitation(citation)} ${citation.path}`));
+        answer.citations.forEach((citation, index) => lines.push(`  ${index + 1}. ${formatCitation(citation, citation.timesEstimated)} ${citation.path}`));
       }
       for (const warning of answer.warnings) lines.push(`warning: ${warning.detail}`);
       lines.push("", `(${answer.profile}; ${answer.timings.totalMs} ms)`);

@@ -81,6 +81,8 @@ export interface Citation {
   endSecond: number;
   quote: string;
   score: number;
+  /** True when the times were estimated (a transcript without timestamps). */
+  timesEstimated: boolean;
 }
 
 /** A warning the user sees: something was unsupported, fell back or was skipped. */
