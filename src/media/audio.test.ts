@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { VideoRagError } from "../spec/index.js";
-import { extractAudio, readWavSamples } from "./audio.js";
+import { extractAudio } from "./audio.js";
+import { readWavLayout } from "./wav-file.js";
 import { runProcess } from "./run-process.js";
 
 const dir = mkdtempSync(join(tmpdir(), "videorag-audio-test-"));
@@ -19,6 +21,19 @@ before(async () => {
 });
 
 after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The 16-bit samples of a WAV file, found through its RIFF chunks. */
+async function readWavSamples(path: string): Promise<Int16Array> {
+  const handle = await open(path, "r");
+  try {
+    const layout = await readWavLayout(handle, path);
+    const bytes = Buffer.alloc(layout.dataBytes);
+    await handle.read(bytes, 0, layout.dataBytes, layout.dataOffset);
+    return Int16Array.from({ length: Math.floor(bytes.length / 2) }, (_, index) => bytes.readInt16LE(index * 2));
+  } finally {
+    await handle.close();
+  }
+}
 
 function wavFile(chunks: { id: string; body: Buffer }[]): Buffer {
   const parts = chunks.map(({ id, body }) => {
@@ -53,7 +68,7 @@ test("extracted audio is 16 kHz mono 16-bit and keeps the tone", async () => {
   assert.equal(header.readUInt32LE(formatAt + 12), 16000, "16 kHz");
   assert.equal(header.readUInt16LE(formatAt + 22), 16, "16-bit");
 
-  const samples = readWavSamples(file("tone.wav"));
+  const samples = await readWavSamples(file("tone.wav"));
   assert.ok(Math.abs(samples.length - 3 * 16000) < 1600, `${samples.length} samples for 3 s`);
   // A 440 Hz sine crosses zero 880 times a second.
   const middle = samples.subarray(16000, 32000);
@@ -66,7 +81,7 @@ test("a file without audio is INPUT_UNSUPPORTED", async () => {
   await assert.rejects(extractAudio(file("silent-film.mp4"), file("none.wav")), (error: unknown) => VideoRagError.isInstance(error) && error.code === "INPUT_UNSUPPORTED");
 });
 
-test("readWavSamples finds the data chunk past other chunks, odd-sized ones padded", () => {
+test("the WAV reader finds the data chunk past other chunks, odd-sized ones padded", async () => {
   const samples = Buffer.alloc(8);
   [1, -2, 32767, -32768].forEach((value, index) => samples.writeInt16LE(value, index * 2));
   writeFileSync(file("chunks.wav"), wavFile([
@@ -74,14 +89,15 @@ test("readWavSamples finds the data chunk past other chunks, odd-sized ones padd
     { id: "LIST", body: Buffer.from("INFOodd") },
     { id: "data", body: samples },
   ]));
-  assert.deepEqual([...readWavSamples(file("chunks.wav"))], [1, -2, 32767, -32768]);
+  assert.deepEqual([...(await readWavSamples(file("chunks.wav")))], [1, -2, 32767, -32768]);
 });
 
-test("readWavSamples rejects what is not 16-bit PCM WAV", () => {
-  writeFileSync(file("eight-bit.wav"), wavFile([{ id: "fmt ", body: pcmFormat(8) }, { id: "data", body: Buffer.alloc(4) }]));
+test("the WAV reader rejects what is not PCM WAV", async () => {
+  const float = pcmFormat();
+  float.writeUInt16LE(3, 0);
+  writeFileSync(file("float.wav"), wavFile([{ id: "fmt ", body: float }, { id: "data", body: Buffer.alloc(4) }]));
   writeFileSync(file("text.wav"), "not a wav file at all");
-  for (const name of ["eight-bit.wav", "text.wav"]) {
-    assert.throws(() => readWavSamples(file(name)), (error: unknown) => VideoRagError.isInstance(error) && error.code === "INPUT_UNSUPPORTED");
+  for (const name of ["float.wav", "text.wav"]) {
+    await assert.rejects(readWavSamples(file(name)), (error: unknown) => VideoRagError.isInstance(error) && error.code === "INPUT_UNSUPPORTED");
   }
-  assert.throws(() => readWavSamples(file("missing.wav")), (error: unknown) => VideoRagError.isInstance(error) && error.code === "INPUT_NOT_FOUND");
 });

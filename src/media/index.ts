@@ -12,7 +12,8 @@ export {
   type SampledFrame,
   type SampleFramesOptions,
 } from "./frame-sample.js";
-export { extractAudio, readWavSamples } from "./audio.js";
+export { extractAudio } from "./audio.js";
+export { extractWav, readFrameEnergies, readWavLayout, type WavLayout } from "./wav-file.js";
 export {
   findSidecarSubtitles,
   readSubtitleFile,

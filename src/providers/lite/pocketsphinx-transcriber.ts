@@ -8,8 +8,7 @@ import { join } from "node:path";
 import { VideoRagError, toVideoRagError } from "../../spec/errors.js";
 import type { Warning } from "../../spec/model.js";
 import type { Transcriber, TranscriptSegment } from "../../spec/providers.js";
-import { runProcess } from "../../media/index.js";
-import { extractWav, readFrameEnergies, readWavLayout } from "./wav-file.js";
+import { extractWav, readFrameEnergies, readWavLayout, runProcess } from "../../media/index.js";
 
 export interface PocketsphinxTranscriberOptions {
   /** Folder holding `en-us/`, `en-us.lm.bin` and `cmudict-en-us.dict`. Default: Debian's pocketsphinx-en-us. */

@@ -2,7 +2,7 @@
 // Piecewise because an hour of 16 kHz speech is 115 MB and the transcriber only ever needs a chunk of it at a time.
 
 import type { FileHandle } from "node:fs/promises";
-import { VideoRagError } from "../../spec/errors.js";
+import { VideoRagError } from "../spec/index.js";
 
 /** Where the samples of a PCM WAV file lie and how they are laid out. */
 export interface WavLayout {
