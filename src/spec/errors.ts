@@ -18,6 +18,13 @@ export const errorCodes = {
   ARGUMENT_INVALID: "a command argument is invalid",
   QUESTIONS_INVALID: "the questions file is not in the expected format",
   INTERRUPTED: "the work was interrupted",
+  MODEL_NOT_FOUND: "a configured model is not present on this machine",
+  MODEL_UNAVAILABLE: "a model server cannot be reached",
+  MODEL_AUTH_FAILED: "the model server refused the credentials",
+  MODEL_RATE_LIMITED: "the model server asked to slow down and retries ran out",
+  MODEL_TIMEOUT: "a model call took longer than its timeout",
+  MODEL_FAILED: "a model call failed",
+  MODEL_OUTPUT_INVALID: "a model's output did not have the expected shape, even after a repair attempt",
   INTERNAL: "an unexpected internal error",
 } as const;
 
@@ -32,13 +39,20 @@ export class VideoRagError extends Error {
   readonly retryable: boolean;
   /** What the error is about, e.g. the file path, shown first on the CLI line. */
   readonly subject?: string;
+  /** For rate limits: how long the server asked to wait before trying again. */
+  readonly retryAfterSeconds?: number;
 
-  constructor(code: ErrorCode, message: string, options: { cause?: unknown; retryable?: boolean; subject?: string } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { cause?: unknown; retryable?: boolean; subject?: string; retryAfterSeconds?: number } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = "VideoRagError";
     this.code = code;
     this.retryable = options.retryable ?? false;
     this.subject = options.subject;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   /** True for any VideoRagError, even one from another copy of the package. */

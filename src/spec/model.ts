@@ -1,7 +1,7 @@
 // The vocabulary of the engine: videos, clips, time-coded text, frames, hits, citations, answers. Types only.
 
 /** Where a piece of text came from. */
-export type SegmentSource = "subtitle" | "speech" | "screen" | "transcript";
+export type SegmentSource = "subtitle" | "speech" | "screen" | "transcript" | "visual" | "caption";
 
 /** A video (or a transcript standing for one) in the library. */
 export interface Video {

@@ -42,3 +42,114 @@ export interface Transcriber {
     options?: { signal?: AbortSignal; onProgress?: (doneSeconds: number, totalSeconds: number) => void },
   ): Promise<{ segments: TranscriptSegment[]; warnings: Warning[] }>;
 }
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Model kinds beyond the lite profile. Each provider states what it can do as data; the core (providers/runtime) does
+// batching, retries with backoff, timeouts, concurrency limits and the on-disk output cache once, for every provider.
+
+/** Decoded pixels: 8-bit RGB, interleaved, row-major. What detectors, taggers and image encoders take. */
+export interface RgbImage {
+  width: number;
+  height: number;
+  /** width × height × 3 bytes. */
+  data: Uint8Array;
+  timeSecond?: number;
+}
+
+/** What every model call accepts. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** Limits the core honours for a provider. */
+export interface BaseCapabilities {
+  /** Most inputs one call may carry; the core splits larger requests. */
+  maxBatchSize: number;
+  /** Most calls in flight at once; the core queues the rest. */
+  maxConcurrency: number;
+}
+
+export type ChatRole = "system" | "user" | "assistant";
+export type ChatPart = { type: "text"; text: string } | { type: "image"; image: ImageInput };
+export interface ChatMessage {
+  role: ChatRole;
+  /** Plain text, or parts mixing text and images (images only for models that accept them). */
+  content: string | ChatPart[];
+}
+
+export interface ChatOptions extends CallOptions {
+  temperature?: number;
+  maxTokens?: number;
+  /** Ask the server for a JSON object (OpenAI `response_format: {type: "json_object"}`). */
+  json?: boolean;
+}
+
+export interface ChatResult {
+  text: string;
+  finishReason?: string;
+  usage?: { promptTokens: number; completionTokens: number };
+}
+
+/** A chat model. Streaming yields text deltas in order; their concatenation equals `chat`'s text. */
+export interface LanguageModel {
+  readonly id: string;
+  readonly capabilities: BaseCapabilities & {
+    acceptsImages: boolean;
+    /** Most images one request may carry (0 when images are not accepted). */
+    maxImages: number;
+    jsonOutput: boolean;
+    contextTokens?: number;
+  };
+  chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult>;
+  stream(messages: ChatMessage[], options?: ChatOptions): AsyncIterable<string>;
+}
+
+/** A chat model that accepts images in its messages. */
+export interface VisionLanguageModel extends LanguageModel {
+  readonly capabilities: LanguageModel["capabilities"] & { acceptsImages: true };
+}
+
+/** Text → dense vectors (sentence embeddings). Vectors are L2-normalised. */
+export interface TextEmbedder {
+  readonly id: string;
+  readonly capabilities: BaseCapabilities & { dimensions: number };
+  embed(texts: string[], options?: CallOptions): Promise<Float32Array[]>;
+}
+
+/** Images and text into one vector space (CLIP family). Vectors are L2-normalised. */
+export interface ImageTextEncoder {
+  readonly id: string;
+  readonly capabilities: BaseCapabilities & { dimensions: number };
+  embedImages(images: RgbImage[], options?: CallOptions): Promise<Float32Array[]>;
+  embedTexts(texts: string[], options?: CallOptions): Promise<Float32Array[]>;
+}
+
+/** A detected object. The box is in fractions of the image (0..1), top-left origin. */
+export interface Detection {
+  label: string;
+  /** 0..1 */
+  score: number;
+  box: { x: number; y: number; width: number; height: number };
+}
+
+/** Finds objects in images. */
+export interface Detector {
+  readonly id: string;
+  readonly capabilities: BaseCapabilities & { labels: readonly string[]; inputSize: number };
+  /** One list per image, best first. */
+  detect(images: RgbImage[], options?: CallOptions & { minScore?: number }): Promise<Detection[][]>;
+}
+
+export interface Tag {
+  label: string;
+  /** 0..1 */
+  score: number;
+}
+
+/** Names what an image shows as a whole (an image classifier). */
+export interface Tagger {
+  readonly id: string;
+  readonly capabilities: BaseCapabilities & { labels: readonly string[]; inputSize: number };
+  /** One list per image, best first. */
+  tag(images: RgbImage[], options?: CallOptions & { topK?: number; minScore?: number }): Promise<Tag[][]>;
+}
