@@ -1,0 +1,67 @@
+// The shape of videorag.config.json: which model runs each stage. Unknown keys are errors, so a typo never silently
+// turns a model off.
+
+import { z } from "zod";
+
+const openAi = z
+  .object({
+    provider: z.literal("openai"),
+    /** Any OpenAI-compatible server: OpenAI, vLLM, Ollama (`http://localhost:11434/v1`), LM Studio, llama.cpp server. */
+    baseUrl: z.string().url().optional(),
+    model: z.string().min(1),
+    /** Name of the environment variable holding the key; read only when a request is sent. */
+    apiKeyEnv: z.string().min(1).default("OPENAI_API_KEY"),
+    maxConcurrency: z.number().int().positive().max(64).optional(),
+  })
+  .strict();
+
+const chatModel = openAi.extend({ acceptsImages: z.boolean().default(false), maxImages: z.number().int().min(0).max(64).optional() }).strict();
+const embeddingModel = openAi.extend({ dimensions: z.number().int().positive() }).strict();
+const transformers = z.object({ provider: z.literal("transformers"), model: z.string().min(1) }).strict();
+const onnx = z
+  .object({ provider: z.literal("onnx"), model: z.string().min(1), minScore: z.number().min(0).max(1).optional() })
+  .strict();
+const off = z.object({ provider: z.literal("off") }).strict();
+const lite = (name: string) => z.object({ provider: z.literal(name) }).strict();
+
+export const configSchema = z
+  .object({
+    /** The library folder. */
+    library: z.string().min(1).optional(),
+    /** Where local models live (ONNX files and Hugging Face folders). */
+    modelsDir: z.string().min(1).optional(),
+    /** Allow downloading missing models on first use. */
+    allowDownloads: z.boolean().default(false),
+    clipSeconds: z.number().positive().max(3600).default(30),
+    frameGapSeconds: z.number().positive().max(600).default(5),
+    /** One frame every this many seconds goes to the detector, tagger and image-text encoder. */
+    visualEverySeconds: z.number().positive().max(600).default(2),
+    models: z
+      .object({
+        /** Answers, query rewriting, filtering. */
+        llm: z.union([chatModel, off]).optional(),
+        /** Clip captions from frames and transcript; also answers with frames ("video as context"). */
+        vision: z.union([chatModel, off]).optional(),
+        textEmbedder: z.union([embeddingModel, transformers, off]).optional(),
+        imageText: z.union([transformers, off]).optional(),
+        transcriber: z.union([lite("pocketsphinx"), openAi, transformers, off]).optional(),
+        ocr: z.union([lite("tesseract"), off]).optional(),
+        detector: z.union([onnx, off]).optional(),
+        tagger: z.union([onnx, off]).optional(),
+      })
+      .strict()
+      .default({}),
+    runtime: z
+      .object({
+        retries: z.number().int().min(0).max(10).default(3),
+        timeoutSeconds: z.number().positive().max(3600).default(120),
+      })
+      .strict()
+      .default({}),
+  })
+  .strict();
+
+export type VideoRagConfig = z.output<typeof configSchema>;
+export type VideoRagConfigInput = z.input<typeof configSchema>;
+export type ModelsConfig = VideoRagConfig["models"];
+export type ModelStage = keyof ModelsConfig;
