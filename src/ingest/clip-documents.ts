@@ -10,11 +10,12 @@ export interface ClipSpan {
 
 /**
  * A segment belongs to the clip holding its midpoint, so a line said across a boundary is indexed once,
- * where most of it is; screen text that spans many clips (a slide left up) belongs to each clip it covers.
+ * where most of it is; screen text, visual words and captions that span many clips (a slide left up, a car parked)
+ * belong to each clip they cover.
  */
 export function buildClipDocuments(videoId: string, clips: ClipSpan[], segments: Segment[]): ClipDocument[] {
   const documents: ClipDocument[] = clips.map((clip) => ({ videoId, ...clip, transcript: "", screen: "", visual: "" }));
-  const parts = documents.map(() => ({ transcript: [] as string[], screen: [] as string[] }));
+  const parts = documents.map(() => ({ transcript: [] as string[], screen: [] as string[], visual: [] as string[] }));
   const lastIndex = clips.length - 1;
   const clipAt = (second: number): number => {
     const found = clips.findIndex((clip) => second >= clip.startSecond && second < clip.endSecond);
@@ -22,10 +23,11 @@ export function buildClipDocuments(videoId: string, clips: ClipSpan[], segments:
   };
   for (const segment of segments) {
     if (lastIndex < 0) break;
-    if (segment.source === "screen") {
+    if (segment.source === "screen" || segment.source === "visual" || segment.source === "caption") {
+      const field = segment.source === "screen" ? "screen" : "visual";
       const first = clipAt(segment.startSecond);
       const last = clipAt(Math.max(segment.startSecond, segment.endSecond - 1e-6));
-      for (let index = first; index <= last; index++) parts[index]?.screen.push(segment.text);
+      for (let index = first; index <= last; index++) parts[index]?.[field].push(segment.text);
     } else {
       parts[clipAt((segment.startSecond + segment.endSecond) / 2)]?.transcript.push(segment.text);
     }
@@ -33,6 +35,7 @@ export function buildClipDocuments(videoId: string, clips: ClipSpan[], segments:
   documents.forEach((document, index) => {
     document.transcript = parts[index]?.transcript.join("\n") ?? "";
     document.screen = parts[index]?.screen.join("\n") ?? "";
+    document.visual = parts[index]?.visual.join("\n") ?? "";
   });
   return documents;
 }

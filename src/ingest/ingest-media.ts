@@ -1,4 +1,4 @@
-// Ingest of one media file as resumable stages: probe → subtitles → speech → screen text → commit.
+// Ingest of one media file as resumable stages: probe → subtitles → speech → screen text → visual → embeddings → commit.
 // Each stage's output is saved in the store keyed by its settings, so a killed ingest resumes where it stopped,
 // and the video becomes visible only at commit, in one transaction.
 
@@ -18,12 +18,25 @@ import {
   type MediaInfo,
 } from "../media/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
-import type { OcrEngine, Segment, StageRecord, Store, Transcriber, TranscriptSegment, Warning } from "../spec/index.js";
-import { buildClipDocuments } from "./clip-documents.js";
+import type {
+  OcrEngine,
+  Segment,
+  StageRecord,
+  Store,
+  TextEmbedder,
+  Transcriber,
+  TranscriptSegment,
+  VectorRecord,
+  Warning,
+} from "../spec/index.js";
+import { buildClipDocuments, type ClipSpan } from "./clip-documents.js";
 import { hashFile, videoIdFromHash } from "./content-id.js";
 import { mapConcurrent } from "./map-concurrent.js";
 import { mergeScreenText, type FrameText } from "./screen-text.js";
 import type { IngestEvent, IngestResult, MediaStage } from "./types.js";
+import { decodeVector, encodeVector, extractVisual, hasVisualModels, type VisualModels, type VisualStage } from "./visual-stage.js";
+import { imageSpace, textSpace } from "./vector-spaces.js";
+import { framesInClip, templateCaption, visualSegments } from "./visual-words.js";
 
 /** What media ingest needs, passed in so the pipeline can run with any providers. */
 export interface MediaIngestContext {
@@ -37,6 +50,10 @@ export interface MediaIngestContext {
   frameGapSeconds: number;
   /** Where temporary audio goes. */
   tempDir: string;
+  /** Detector, tagger, image-text encoder and captioner over sampled frames; all optional. */
+  visual?: VisualModels;
+  /** Dense text vectors per clip; optional. */
+  textEmbedder?: TextEmbedder;
 }
 
 interface SubtitleStage {
@@ -59,6 +76,21 @@ const sameFrameBits = 6;
 
 function stageKey(settings: unknown): string {
   return createHash("sha256").update(JSON.stringify(settings)).digest("hex").slice(0, 16);
+}
+
+/** The normalised mean of a clip's frame vectors: the clip's place in image-text space. */
+function meanVector(vectors: Float32Array[]): Float32Array | undefined {
+  const first = vectors[0];
+  if (!first) return undefined;
+  const mean = new Float32Array(first.length);
+  for (const vector of vectors) for (let index = 0; index < mean.length; index++) mean[index] = (mean[index] ?? 0) + (vector[index] ?? 0);
+  const norm = Math.hypot(...mean) || 1;
+  return mean.map((value) => value / norm);
+}
+
+/** The clip that holds a second, or the last one. */
+function clipIndexAt(clips: ClipSpan[], second: number): number {
+  return (clips.find((clip) => second >= clip.startSecond && second < clip.endSecond) ?? clips.at(-1))?.index ?? 0;
 }
 
 /** Ingests one media file; never throws for bad input (the result says why), only for cancellation. */
@@ -208,15 +240,89 @@ export async function ingestMediaFile(
     });
     if (ocr && media.hasVideo) result.notes.push(`screen text: ${screen.frames.length} frames sampled, ${screen.ocrCount} read by ${ocr.id}`);
 
-    signal?.throwIfAborted();
-    emit({ type: "stage-start", path, stage: "commit" });
-    const started = performance.now();
-    const segments: Segment[] = [
+    const clips = planClips(media.durationSeconds, context.clipSeconds);
+    const textSegments: Segment[] = [
       ...subtitles.cues.map((cue) => ({ ...cue, source: "subtitle" as const })),
       ...speech.segments.map((segment) => ({ startSecond: segment.startSecond, endSecond: segment.endSecond, text: segment.text, source: "speech" as const })),
       ...screen.segments,
     ].sort((a, b) => a.startSecond - b.startSecond);
-    const clips = planClips(media.durationSeconds, context.clipSeconds);
+    const textDocuments = buildClipDocuments(id, clips, textSegments);
+
+    const visualModels = context.visual;
+    const visualSettings = {
+      version: 1,
+      detector: visualModels?.detector?.id ?? null,
+      tagger: visualModels?.tagger?.id ?? null,
+      imageText: visualModels?.imageText?.id ?? null,
+      vision: visualModels?.vision?.id ?? null,
+      everySeconds: visualModels?.everySeconds ?? null,
+      clipSeconds: context.clipSeconds,
+    };
+    const visual = await runStage<VisualStage>("visual", visualSettings, async () =>
+      visualModels && hasVisualModels(visualModels)
+        ? extractVisual(
+            path,
+            media,
+            clips,
+            (clip) => textDocuments[clip.index]?.transcript ?? "",
+            visualModels,
+            (fraction) => emit({ type: "stage-progress", path, stage: "visual", fraction }),
+            signal,
+          )
+        : { frames: [], frameVectors: [], captions: [] },
+    );
+    const everySeconds = visualModels?.everySeconds ?? 2;
+    const vlmCaptions = new Map(visual.captions.map((caption) => [caption.clipIndex, caption.text]));
+    const captionSegments: Segment[] = clips.flatMap((clip) => {
+      const text = vlmCaptions.get(clip.index) ?? templateCaption(framesInClip(visual.frames, clip), textDocuments[clip.index]?.screen ?? "");
+      return text ? [{ startSecond: clip.startSecond, endSecond: clip.endSecond, text, source: "caption" as const }] : [];
+    });
+    if (visual.frames.length > 0) {
+      const models = [visualModels?.detector?.id, visualModels?.tagger?.id, visualModels?.imageText?.id].filter(Boolean).join(", ");
+      result.notes.push(`visual: ${visual.frames.length} frames (one every ${everySeconds} s) by ${models}`);
+    }
+    if (visual.captions.length > 0) result.notes.push(`captions: ${visual.captions.length} clips by ${visualModels?.vision?.id}`);
+    else if (captionSegments.length > 0) result.notes.push(`captions: ${captionSegments.length} clips from templates (no vision-language model)`);
+
+    const segments: Segment[] = [...textSegments, ...visualSegments(visual.frames, everySeconds, media.durationSeconds), ...captionSegments].sort(
+      (a, b) => a.startSecond - b.startSecond,
+    );
+    const documents = buildClipDocuments(id, clips, segments);
+
+    const embedder = context.textEmbedder;
+    const clipTexts = documents.map((document) => [document.visual, document.transcript, document.screen].filter(Boolean).join("\n"));
+    const embeddingSettings = { version: 1, embedder: embedder?.id ?? null, texts: stageKey(clipTexts) };
+    const embeddings = await runStage<{ clipIndex: number; vector: string }[]>("embeddings", embeddingSettings, async () => {
+      if (!embedder) return [];
+      const wanted = documents.filter((_, index) => clipTexts[index]?.trim());
+      const vectors = await embedder.embed(wanted.map((document) => clipTexts[document.index] ?? ""), { signal });
+      return wanted.map((document, index) => ({ clipIndex: document.index, vector: encodeVector(vectors[index] ?? new Float32Array()) }));
+    });
+    if (embedder && embeddings.length > 0) result.notes.push(`text vectors: ${embeddings.length} clips by ${embedder.id}`);
+
+    const vectors: VectorRecord[] = embeddings.map((entry) => ({
+      space: textSpace({ id: embedder?.id ?? "" }),
+      owner: "clip" as const,
+      videoId: id,
+      clipIndex: entry.clipIndex,
+      vector: decodeVector(entry.vector),
+    }));
+    const frameSpace = imageSpace({ id: visualModels?.imageText?.id ?? "" });
+    if (visual.frameVectors.length > 0) {
+      const frameVectors = visual.frameVectors.map(decodeVector);
+      visual.frames.forEach((frame, index) => {
+        const vector = frameVectors[index];
+        if (vector) vectors.push({ space: frameSpace, owner: "frame", videoId: id, clipIndex: clipIndexAt(clips, frame.timeSecond), timeSecond: frame.timeSecond, vector });
+      });
+      for (const clip of clips) {
+        const mean = meanVector(frameVectors.filter((_, index) => clipIndexAt(clips, visual.frames[index]?.timeSecond ?? -1) === clip.index));
+        if (mean) vectors.push({ space: frameSpace, owner: "clip", videoId: id, clipIndex: clip.index, vector: mean });
+      }
+    }
+
+    signal?.throwIfAborted();
+    emit({ type: "stage-start", path, stage: "commit" });
+    const started = performance.now();
     context.store.commitVideo({
       video: {
         id,
@@ -231,15 +337,16 @@ export async function ingestMediaFile(
         hasVideo: media.hasVideo,
         timesEstimated: false,
       },
-      clips: buildClipDocuments(id, clips, segments),
+      clips: documents,
       segments,
       frames: screen.frames,
+      vectors,
       fingerprint,
     });
     result.stageSeconds.commit = (performance.now() - started) / 1000;
     emit({ type: "stage-done", path, stage: "commit", seconds: result.stageSeconds.commit, resumed: false });
     if (segments.length === 0) {
-      result.warnings.push({ type: "degraded", feature: "text", detail: `${basename(path)}: no subtitles, speech or screen text found; nothing to search in it yet` });
+      result.warnings.push({ type: "degraded", feature: "text", detail: `${basename(path)}: no subtitles, speech, screen text or visual words found; nothing to search in it yet` });
     }
     return { ...result, status: "ingested", clipCount: clips.length };
   } catch (error) {

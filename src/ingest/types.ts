@@ -3,7 +3,7 @@
 import type { ErrorCode, Warning } from "../spec/index.js";
 
 /** The stages a media file goes through, in order. */
-export const mediaStages = ["probe", "subtitles", "speech", "screen-text", "commit"] as const;
+export const mediaStages = ["probe", "subtitles", "speech", "screen-text", "visual", "embeddings", "commit"] as const;
 export type MediaStage = (typeof mediaStages)[number] | "transcript";
 
 export type IngestEvent =
@@ -37,6 +37,8 @@ export interface IngestReport {
   stageSeconds: Partial<Record<MediaStage, number>>;
   wallSeconds: number;
   warnings: Warning[];
+  /** One line per stage naming the provider that ran it. */
+  providers?: string[];
 }
 
 export interface IngestOptions {

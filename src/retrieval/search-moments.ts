@@ -1,9 +1,9 @@
 // The moments that best answer a question across the library: clips inside the best videos, merged where they touch.
 
-import type { Hit, Store } from "../spec/index.js";
+import type { ClipMatch, Hit, Store } from "../spec/index.js";
 import { candidateClips, candidateVideos, defaultLexicalSettings, lexicalRetriever, type LexicalSettings } from "./lexical-settings.js";
 import { mergeClipMatches, momentsToHits, strongClips } from "./moments.js";
-import { analyzeQuery } from "./query-analyzer.js";
+import { analyzeQuery, type AnalyzedQuery } from "./query-analyzer.js";
 
 export interface SearchMomentsOptions {
   /** Moments returned; default 10. */
@@ -19,15 +19,21 @@ export interface SearchMomentsOptions {
  * the ten moments (38% vs 39% contain it).
  */
 export function searchMoments(store: Store, question: string, options: SearchMomentsOptions = {}): Hit[] {
-  const settings = { ...defaultLexicalSettings, ...options.settings };
   const limit = options.limit ?? 10;
   const query = analyzeQuery(question);
+  const clips = rankLexicalClips(store, query, { ...options, limit: limit * 2 });
+  return momentsToHits(store, mergeClipMatches(clips).slice(0, limit), query.terms, lexicalRetriever);
+}
+
+/** Clips best first by BM25, each lifted by half its video's whole-text score; only each video's strong clips. */
+export function rankLexicalClips(store: Store, query: AnalyzedQuery, options: SearchMomentsOptions = {}): ClipMatch[] {
+  const settings = { ...defaultLexicalSettings, ...options.settings };
+  const limit = options.limit ?? 20;
   if (limit <= 0 || (query.terms.length === 0 && query.phrases.length === 0)) return [];
   const videos = candidateVideos(store, query, settings, settings.candidateVideos, options.videoIds);
   const videoScore = new Map(videos.map((match) => [match.videoId, match.score]));
-  const clips = strongClips(candidateClips(store, query, settings, [...videoScore.keys()]))
+  return strongClips(candidateClips(store, query, settings, [...videoScore.keys()]))
     .map((clip) => ({ ...clip, score: clip.score + settings.videoEvidenceWeight * (videoScore.get(clip.videoId) ?? 0) }))
     .sort((a, b) => b.score - a.score)
-    .slice(0, limit * 2);
-  return momentsToHits(store, mergeClipMatches(clips).slice(0, limit), query.terms, lexicalRetriever);
+    .slice(0, limit);
 }

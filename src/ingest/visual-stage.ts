@@ -1,0 +1,141 @@
+// The visual pass over a video: one frame every few seconds goes to the detector, the tagger and the image-text encoder,
+// and each clip's frames (up to ten) with its transcript go to the vision-language model for a caption. One decode,
+// frames streamed, so memory stays at one clip's frames.
+
+import { encodeJpeg, sampleRgbFrames } from "../media/rgb-frames.js";
+import type { MediaInfo } from "../media/index.js";
+import type { Detector, ImageTextEncoder, LanguageModel, RgbImage, Tagger } from "../spec/index.js";
+import type { ClipSpan } from "./clip-documents.js";
+import { spreadEvenly, type FrameLabels } from "./visual-words.js";
+
+export interface VisualModels {
+  detector?: Detector;
+  tagger?: Tagger;
+  imageText?: ImageTextEncoder;
+  /** A vision-language model that captions clips. */
+  vision?: LanguageModel;
+  everySeconds: number;
+}
+
+export interface VisualStage {
+  frames: FrameLabels[];
+  /** Image-text vectors aligned with `frames`, float32 bytes in base64; empty without an encoder. */
+  frameVectors: string[];
+  /** Captions written by the vision-language model; empty without one. */
+  captions: { clipIndex: number; text: string }[];
+}
+
+/** Frames per caption request, as the long-video design uses. */
+export const captionFrames = 10;
+/** Frames are decoded no larger than this: the detector works at 416, the encoders at 224. */
+const frameMaxSide = 640;
+/** Frames sent to the models per call. */
+const frameBatch = 8;
+
+export function encodeVector(vector: Float32Array): string {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64");
+}
+
+export function decodeVector(text: string): Float32Array {
+  const bytes = Buffer.from(text, "base64");
+  return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+}
+
+export function hasVisualModels(models: VisualModels): boolean {
+  return Boolean(models.detector || models.tagger || models.imageText || models.vision);
+}
+
+function captionPrompt(clip: ClipSpan, transcript: string): string {
+  const said = transcript.trim() ? `What is said during the clip:\n${transcript.trim().slice(0, 2000)}` : "Nothing is said during the clip.";
+  return [
+    `These are frames, in order, from a ${Math.round(clip.endSecond - clip.startSecond)}-second video clip.`,
+    "Describe what is seen in 2 to 4 plain sentences: the people, objects, actions, place and any readable text.",
+    "Say only what the frames or the speech show.",
+    said,
+  ].join("\n");
+}
+
+async function captionClip(model: LanguageModel, clip: ClipSpan, frames: RgbImage[], transcript: string, signal?: AbortSignal): Promise<string> {
+  const chosen = spreadEvenly(frames, Math.min(captionFrames, model.capabilities.maxImages || captionFrames));
+  const images = await Promise.all(chosen.map((frame) => encodeJpeg(frame, { maxSide: 512 })));
+  const result = await model.chat(
+    [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: captionPrompt(clip, transcript) },
+          ...images.map((data, index) => ({ type: "image" as const, image: { data, mimeType: "image/jpeg" as const, timeSecond: chosen[index]?.timeSecond } })),
+        ],
+      },
+    ],
+    { temperature: 0, maxTokens: 300, signal },
+  );
+  return result.text.trim();
+}
+
+/** Runs the configured visual models over the video's frames. */
+export async function extractVisual(
+  path: string,
+  media: MediaInfo,
+  clips: ClipSpan[],
+  transcriptOf: (clip: ClipSpan) => string,
+  models: VisualModels,
+  onProgress: (fraction: number) => void,
+  signal?: AbortSignal,
+): Promise<VisualStage> {
+  const stage: VisualStage = { frames: [], frameVectors: [], captions: [] };
+  if (!media.hasVideo || !hasVisualModels(models)) return stage;
+  let pending: RgbImage[] = [];
+  let clipFrames: RgbImage[] = [];
+  let clipPosition = 0;
+
+  const analyse = async (batch: RgbImage[]): Promise<void> => {
+    if (batch.length === 0) return;
+    const [detections, tags, vectors] = await Promise.all([
+      models.detector ? models.detector.detect(batch, { signal }) : undefined,
+      models.tagger ? models.tagger.tag(batch, { signal }) : undefined,
+      models.imageText ? models.imageText.embedImages(batch, { signal }) : undefined,
+    ]);
+    batch.forEach((frame, index) => {
+      const counts = new Map<string, { count: number; score: number }>();
+      for (const detection of detections?.[index] ?? []) {
+        const entry = counts.get(detection.label) ?? { count: 0, score: 0 };
+        entry.count++;
+        entry.score = Math.max(entry.score, detection.score);
+        counts.set(detection.label, entry);
+      }
+      stage.frames.push({
+        timeSecond: frame.timeSecond ?? 0,
+        objects: [...counts].map(([label, entry]) => ({ label, count: entry.count, score: Math.round(entry.score * 1000) / 1000 })),
+        tags: (tags?.[index] ?? []).map((tag) => ({ label: tag.label, score: Math.round(tag.score * 1000) / 1000 })),
+      });
+      const vector = vectors?.[index];
+      if (vector) stage.frameVectors.push(encodeVector(vector));
+    });
+    onProgress(Math.min(1, (batch.at(-1)?.timeSecond ?? 0) / Math.max(1, media.durationSeconds)));
+  };
+
+  const finishClip = async (): Promise<void> => {
+    const clip = clips[clipPosition];
+    if (models.vision && clip && clipFrames.length > 0) {
+      const text = await captionClip(models.vision, clip, clipFrames, transcriptOf(clip), signal);
+      if (text) stage.captions.push({ clipIndex: clip.index, text });
+    }
+    clipFrames = [];
+    clipPosition++;
+  };
+
+  for await (const frame of sampleRgbFrames(path, { everySeconds: models.everySeconds, maxSide: frameMaxSide, signal })) {
+    const time = frame.timeSecond ?? 0;
+    while (clipPosition < clips.length - 1 && time >= (clips[clipPosition]?.endSecond ?? Infinity)) await finishClip();
+    if (models.vision) clipFrames.push(frame);
+    pending.push(frame);
+    if (pending.length >= frameBatch) {
+      await analyse(pending);
+      pending = [];
+    }
+  }
+  await analyse(pending);
+  while (clipPosition < clips.length) await finishClip();
+  return stage;
+}
