@@ -54,7 +54,7 @@ describe("a library of subtitled videos", { skip: needsShared }, () => {
       const report = await library.ingest([sharedPath("media/subtitled", file)]);
       assert.equal(report.failed, 0, JSON.stringify(report.results));
       assert.match(report.results[0]?.notes.join(" ") ?? "", /bitmap/);
-      const hits = library.search(line, { limit: 5 }).filter((hit) => hit.title === file);
+      const hits = (await library.search(line, { limit: 5 })).filter((hit) => hit.title === file);
       assert.ok(hits[0], "no hit in the video");
       assert.ok(Math.abs(hits[0].startSecond - cueSecond) <= 1, `moment starts at ${hits[0].startSecond}`);
       assert.ok(hits[0].source.includes("subtitle"));
@@ -66,7 +66,7 @@ describe("a library of subtitled videos", { skip: needsShared }, () => {
     assert.ok(video);
     library.remove(video.id);
     assert.ok(!library.list().some((item) => item.id === video.id));
-    assert.ok(!library.search("nice ship we had once").some((hit) => hit.videoId === video.id));
+    assert.ok(!(await library.search("nice ship we had once")).some((hit) => hit.videoId === video.id));
   });
 });
 

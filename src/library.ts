@@ -4,27 +4,35 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { extractiveAnswer } from "./answer/index.js";
+import { buildEvidence, extractiveAnswer, streamLlmAnswer } from "./answer/index.js";
+import type { VideoRagConfig } from "./config/index.js";
 import { expandInputs, ingestMediaFile, ingestTranscripts, summarize } from "./ingest/index.js";
 import type { IngestOptions, IngestReport, IngestResult } from "./ingest/index.js";
-import { chooseLiteProviders, type ProviderChoice } from "./providers/registry.js";
-import { analyzeText, rankVideos, searchMoments, termKey } from "./retrieval/index.js";
-import { VideoRagError } from "./spec/index.js";
-import type { Answer, Hit, Store, Video, VideoHit } from "./spec/index.js";
+import { encodeJpeg, sampleRgbFrames } from "./media/rgb-frames.js";
+import { chooseProviders, liteConfig, type ProviderChoice } from "./providers/registry.js";
+import { analyzeText, rankVideos, searchMultimodal, termKey } from "./retrieval/index.js";
+import { VideoRagError, toVideoRagError } from "./spec/index.js";
+import type { Answer, Hit, ImageInput, Store, Video, VideoHit } from "./spec/index.js";
 import { openSqliteStore } from "./store/index.js";
 
 const libraryOptionsSchema = z
   .object({
     /** The library folder; default `VIDEORAG_LIBRARY` or `./.videorag`. */
     path: z.string().min(1).optional(),
-    /** Length of the clips that retrieval ranks. */
-    clipSeconds: z.number().positive().max(3600).default(30),
-    /** Longest stretch of video without a sampled frame for screen text. */
-    frameGapSeconds: z.number().positive().max(600).default(5),
+    /** Which model runs each stage (see loadConfig); the lite profile when absent. */
+    config: z.custom<VideoRagConfig>((value) => typeof value === "object" && value !== null).optional(),
+    /** Length of the clips that retrieval ranks; overrides the configuration. */
+    clipSeconds: z.number().positive().max(3600).optional(),
+    /** Longest stretch of video without a sampled frame for screen text; overrides the configuration. */
+    frameGapSeconds: z.number().positive().max(600).optional(),
     /** Read on-screen text and bitmap subtitles with OCR. */
     ocr: z.boolean().default(true),
     /** Recognise speech in videos without subtitles. */
     speech: z.boolean().default(true),
+    /** Run the detector, tagger, image-text encoder and captioner over frames. */
+    visual: z.boolean().default(true),
+    /** The folder holding local models; overrides the configuration. */
+    modelsDir: z.string().min(1).optional(),
   })
   .strict();
 
@@ -32,12 +40,18 @@ export type LibraryOptions = z.input<typeof libraryOptionsSchema>;
 
 export interface SearchOptions {
   limit?: number;
+  signal?: AbortSignal;
 }
 
 export interface AskOptions {
   /** How many moments to draw the answer from. */
   limit?: number;
   maxSentences?: number;
+  /** Receives the answer's text as a language model writes it, citations already resolved. */
+  onText?: (delta: string) => void;
+  /** Give a vision-language model the frames of the best moments (default true when it accepts images). */
+  frames?: boolean;
+  signal?: AbortSignal;
 }
 
 export interface Library {
@@ -47,8 +61,8 @@ export interface Library {
   ingest(inputs: string[], options?: IngestOptions): Promise<IngestReport>;
   /** Ingests a folder of `<id>.txt|.srt|.vtt` transcripts as videos known only by their transcript. */
   ingestTranscripts(directory: string, options?: IngestOptions): Promise<IngestReport>;
-  /** Ranked moments (clip hits merged) for a query. */
-  search(query: string, options?: SearchOptions): Hit[];
+  /** Ranked moments (clip hits merged) for a query, from every retriever the configured models allow. */
+  search(query: string, options?: SearchOptions): Promise<Hit[]>;
   /** Ranked whole videos for a query. */
   searchVideos(query: string, options?: SearchOptions): VideoHit[];
   /** An answer with citations to the moments it came from. */
@@ -60,7 +74,43 @@ export interface Library {
   remove(reference: string): Video;
   /** The providers each stage uses, one line each. */
   providers(): Promise<string[]>;
+  /** Model calls, cache hits and retries per model since the library was opened. */
+  modelStats(): Promise<Record<string, { calls: number; items: number; cacheHits: number; retries: number; failures: number }>>;
   close(): void;
+}
+
+/** Frames given per moment when a vision-language model answers; the best moments first until the model's limit. */
+const framesPerMoment = 4;
+
+/** Attaches frames of the best moments to their first evidence item: the "video as context" answer. */
+async function attachFrames(
+  evidence: { path: string; videoId: string; startSecond: number; endSecond: number; images?: ImageInput[] }[],
+  maxImages: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  let budget = maxImages;
+  const done = new Set<string>();
+  for (const item of evidence) {
+    const key = `${item.videoId}@${item.startSecond}`;
+    if (budget <= 0 || done.has(key)) continue;
+    done.add(key);
+    const count = Math.min(framesPerMoment, budget);
+    const span = Math.max(1, item.endSecond - item.startSecond);
+    const images: ImageInput[] = [];
+    try {
+      for await (const frame of sampleRgbFrames(item.path, { everySeconds: span / count, startSecond: item.startSecond, endSecond: item.endSecond, maxSide: 512, signal })) {
+        if (images.length >= count) break;
+        images.push({ data: await encodeJpeg(frame, { maxSide: 512 }), mimeType: "image/jpeg", timeSecond: frame.timeSecond });
+      }
+    } catch (error) {
+      // A moved or transcript-only source has no frames to give; the answer still has the text.
+      if (signal?.aborted) throw error;
+    }
+    if (images.length > 0) {
+      item.images = images;
+      budget -= images.length;
+    }
+  }
 }
 
 export function defaultLibraryPath(): string {
@@ -74,7 +124,13 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     throw new VideoRagError("CONFIG_INVALID", `${issue?.path.join(".") || "options"}: ${issue?.message ?? "invalid"}`);
   }
   const settings = parsed.data;
-  const path = resolve(settings.path ?? defaultLibraryPath());
+  const config: VideoRagConfig = {
+    ...(settings.config ?? liteConfig()),
+    ...(settings.clipSeconds ? { clipSeconds: settings.clipSeconds } : {}),
+    ...(settings.frameGapSeconds ? { frameGapSeconds: settings.frameGapSeconds } : {}),
+    ...(settings.modelsDir ? { modelsDir: settings.modelsDir } : {}),
+  };
+  const path = resolve(settings.path ?? config.library ?? defaultLibraryPath());
   try {
     mkdirSync(path, { recursive: true });
   } catch (error) {
@@ -86,7 +142,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
   const store: Store = openSqliteStore(join(path, "library.sqlite"));
   let providerChoice: Promise<ProviderChoice> | undefined;
   const providers = (): Promise<ProviderChoice> =>
-    (providerChoice ??= chooseLiteProviders({ ocr: settings.ocr, speech: settings.speech }));
+    (providerChoice ??= chooseProviders(config, { cachePath: join(path, "model-cache.sqlite"), ocr: settings.ocr, speech: settings.speech }));
 
   const find = (reference: string): Video => {
     const videos = store.listVideos();
@@ -112,7 +168,18 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       const started = performance.now();
       const emit = ingestOptions.onProgress ?? (() => undefined);
       const choice = await providers();
-      const context = { store, ocr: choice.ocr, transcriber: choice.transcriber, clipSeconds: settings.clipSeconds, frameGapSeconds: settings.frameGapSeconds, tempDir };
+      const context = {
+        store,
+        ocr: choice.ocr,
+        transcriber: choice.transcriber,
+        clipSeconds: config.clipSeconds,
+        frameGapSeconds: config.frameGapSeconds,
+        tempDir,
+        visual: settings.visual
+          ? { detector: choice.detector, tagger: choice.tagger, imageText: choice.imageText, vision: choice.vision, everySeconds: config.visualEverySeconds }
+          : undefined,
+        textEmbedder: choice.textEmbedder,
+      };
       const files = await expandInputs(inputs);
       const results: IngestResult[] = [];
       for (const [position, file] of files.entries()) {
@@ -126,19 +193,26 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       }
       const report = summarize(results, (performance.now() - started) / 1000);
       report.warnings.unshift(...choice.warnings);
+      report.providers = choice.summary;
       return report;
     },
     async ingestTranscripts(directory, ingestOptions = {}) {
       const started = performance.now();
       const results = await ingestTranscripts(store, resolve(directory), {
-        clipSeconds: settings.clipSeconds,
+        clipSeconds: config.clipSeconds,
         onProgress: ingestOptions.onProgress,
         signal: ingestOptions.signal,
       });
       return summarize(results, (performance.now() - started) / 1000);
     },
-    search(query, searchOptions = {}) {
-      return searchMoments(store, query, { limit: searchOptions.limit ?? 10 });
+    async search(query, searchOptions = {}) {
+      const choice = await providers();
+      return searchMultimodal(store, query, {
+        limit: searchOptions.limit ?? 10,
+        textEmbedder: choice.textEmbedder,
+        imageText: choice.imageText,
+        signal: searchOptions.signal,
+      });
     },
     searchVideos(query, searchOptions = {}) {
       return rankVideos(store, query, { limit: searchOptions.limit ?? 10 });
@@ -146,8 +220,51 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     async ask(question, askOptions = {}) {
       const started = performance.now();
       if (!question.trim()) throw new VideoRagError("ARGUMENT_INVALID", "the question is empty");
-      const moments = searchMoments(store, question, { limit: askOptions.limit ?? 8 });
+      const choice = await providers();
+      const { llm, textEmbedder, imageText } = choice;
+      const moments = await searchMultimodal(store, question, { limit: askOptions.limit ?? 8, textEmbedder, imageText, signal: askOptions.signal });
+      const retrievers = [...new Set(moments.flatMap((moment) => moment.retriever.split("+")))].join("+") || "bm25";
       const retrieved = performance.now();
+      const timings = (finished: number): Record<string, number> => ({
+        retrievalMs: Math.round(retrieved - started),
+        answerMs: Math.round(finished - retrieved),
+        totalMs: Math.round(finished - started),
+      });
+      const warnings: Answer["warnings"] = [];
+      if (llm) {
+        const evidence = buildEvidence(moments, {
+          segmentsOf: (moment) => store.getSegments(moment.videoId, moment.startSecond, moment.endSecond),
+          timesEstimated: isEstimated,
+        });
+        const withFrames = llm.capabilities.acceptsImages && askOptions.frames !== false;
+        let streamed = false;
+        try {
+          if (withFrames) await attachFrames(evidence, llm.capabilities.maxImages, askOptions.signal);
+          const onText = askOptions.onText;
+          const answer = await streamLlmAnswer({
+            question,
+            evidence,
+            model: llm,
+            signal: askOptions.signal,
+            onText: (delta) => {
+              streamed = true;
+              onText?.(delta);
+            },
+          });
+          return {
+            text: answer.text,
+            citations: answer.citations,
+            warnings: answer.warnings,
+            profile: `${llm.id} answer${withFrames ? " with frames" : ""} over ${retrievers} retrieval`,
+            timings: timings(performance.now()),
+          };
+        } catch (error) {
+          const failure = toVideoRagError(error);
+          // Half an answer already on the user's screen cannot be taken back; otherwise the extractive answer stands in.
+          if (streamed || failure.code === "INTERRUPTED" || askOptions.signal?.aborted) throw failure;
+          warnings.push({ type: "fallback", feature: "answers", detail: `${llm.id} failed (${failure.code}: ${failure.message}); extractive answer instead` });
+        }
+      }
       // Sentences are matched on stems; a stem is as informative as the rarest of the question's words sharing it.
       const words = analyzeText(question);
       const { frequencies, documentCount } = store.termDocumentFrequency(words);
@@ -167,11 +284,12 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         timesEstimated: isEstimated,
         maxSentences: askOptions.maxSentences,
       });
-      const finished = performance.now();
+      askOptions.onText?.(answer.text);
       return {
         ...answer,
-        profile: "lite (bm25 retrieval, extractive answer, no model)",
-        timings: { retrievalMs: Math.round(retrieved - started), answerMs: Math.round(finished - retrieved), totalMs: Math.round(finished - started) },
+        warnings: [...warnings, ...answer.warnings],
+        profile: `lite (${retrievers} retrieval, extractive answer, no language model)`,
+        timings: timings(performance.now()),
       };
     },
     list: () => store.listVideos(),
@@ -184,6 +302,9 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     },
     async providers() {
       return (await providers()).summary;
+    },
+    async modelStats() {
+      return (await providers()).runtime.stats();
     },
     close: () => store.close(),
   };

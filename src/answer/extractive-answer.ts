@@ -26,6 +26,9 @@ interface Candidate {
   score: number;
 }
 
+/** The answer when retrieval found no moment at all; the model-written answer says the same without calling a model. */
+export const noMatchingMomentsText = "Nothing in the library matches this question.";
+
 /** Share of the question's weighted terms a sentence must carry to be quoted; below it, it is padding. */
 const minimumCoverage = 0.25;
 
@@ -54,7 +57,7 @@ export function extractiveAnswer(input: ExtractiveInput): Omit<Answer, "profile"
   });
   if (candidates.length === 0) {
     const text = input.moments.length === 0
-      ? "Nothing in the library matches this question."
+      ? noMatchingMomentsText
       : "Nothing in the library answers this question: the closest moments share only a few of its words.";
     return { text, citations: [], warnings };
   }

@@ -1,3 +1,8 @@
-// Answers: evidence → text with validated citations; the extractive answer needs no model.
+// Answers: evidence → text with checked citations; the extractive answer needs no model, the LLM answer streams.
 export * from "./citation-format.js";
 export * from "./extractive-answer.js";
+export type { Evidence, EvidenceKind } from "./evidence.js";
+export { buildEvidence, type BuildEvidenceOptions } from "./build-evidence.js";
+export { buildAnswerPrompt, planAnswerPrompt, type AnswerPrompt, type AnswerPromptOptions } from "./answer-prompt.js";
+export { parseCitedAnswer, type CitedAnswer } from "./cited-answer.js";
+export { streamLlmAnswer, type LlmAnswer, type LlmAnswerInput } from "./llm-answer.js";

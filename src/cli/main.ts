@@ -2,8 +2,11 @@
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { formatCitation, formatTimestamp, stripCitations } from "../answer/index.js";
+import { loadConfig } from "../config/index.js";
 import { evalRetrieval, loadQuestions, rougeL } from "../eval/index.js";
 import { openLibrary, type Library } from "../library.js";
+import { diagnose } from "../providers/doctor.js";
+import { listModels, modelsDir, pullModels, verifyModels } from "../providers/models/index.js";
 import { VideoRagError } from "../spec/index.js";
 import { reportError } from "./exit-codes.js";
 import { createCountPrinter, createProgressPrinter, formatSummary } from "./progress.js";
@@ -20,12 +23,19 @@ Usage:
   videorag eval retrieval --questions <file>  recall@1/5/10 and search latency
   videorag eval answers --questions <file>    ROUGE-L of the answers
 
+Models:
+  videorag doctor                             which provider runs each stage, whether it is reachable, what falls back
+  videorag models list | verify [names...]    known models, whether they are in the models folder, sha256 checks
+  videorag models pull <names...>             download models into the models folder
+
 Options:
   --library <dir>   library folder (default $VIDEORAG_LIBRARY or ./.videorag)
+  --config <file>   configuration file (default ./videorag.config.json, or $VIDEORAG_CONFIG)
+  --models-dir <dir>  local models folder (default $VIDEORAG_MODELS_DIR or ~/.cache/videorag/models)
   --json            machine-readable output (read commands and eval)
   --limit <n>       number of results (search, ask)
   --clip-seconds <n>  clip length for ingest (default 30)
-  --no-ocr, --no-speech  turn off screen text / speech recognition during ingest
+  --no-ocr, --no-speech, --no-visual  turn off screen text / speech recognition / detection and captions during ingest
   -h, --help`;
 
 const options = {
@@ -37,6 +47,9 @@ const options = {
   "clip-seconds": { type: "string" },
   "no-ocr": { type: "boolean" },
   "no-speech": { type: "boolean" },
+  "no-visual": { type: "boolean" },
+  config: { type: "string" },
+  "models-dir": { type: "string" },
   help: { type: "boolean", short: "h" },
 } satisfies ParseArgsConfig["options"];
 
@@ -54,11 +67,15 @@ function print(json: boolean | undefined, data: unknown, text: () => string): vo
 }
 
 async function withLibrary<T>(values: Values, work: (library: Library) => Promise<T>): Promise<T> {
+  const { config } = loadConfig({ file: values.config });
   const library = await openLibrary({
     path: values.library,
-    clipSeconds: positiveInteger(values["clip-seconds"], "clip-seconds", 30),
+    config,
+    ...(values["clip-seconds"] ? { clipSeconds: positiveInteger(values["clip-seconds"], "clip-seconds", 30) } : {}),
+    ...(values["models-dir"] ? { modelsDir: values["models-dir"] } : {}),
     ocr: !values["no-ocr"],
     speech: !values["no-speech"],
+    visual: !values["no-visual"],
   });
   try {
     return await work(library);
@@ -98,9 +115,15 @@ async function askCommand(values: Values, words: string[]): Promise<void> {
   const question = words.join(" ").trim();
   if (!question) throw new VideoRagError("ARGUMENT_INVALID", 'ask needs a question, e.g. videorag ask "who is in a bad humor?"');
   await withLibrary(values, async (library) => {
-    const answer = await library.ask(question, { limit: values.limit ? positiveInteger(values.limit, "limit", 8) : undefined });
+    // The answer is printed as the model writes it; sources and warnings follow when it is done.
+    const streamed = !values.json;
+    const answer = await library.ask(question, {
+      limit: values.limit ? positiveInteger(values.limit, "limit", 8) : undefined,
+      onText: streamed ? (delta) => process.stdout.write(delta) : undefined,
+    });
+    if (streamed) process.stdout.write("\n");
     print(values.json, answer, () => {
-      const lines = [answer.text];
+      const lines: string[] = [];
       if (answer.citations.length > 0) {
         lines.push("", "Sources:");
         answer.citations.forEach((citation, index) => lines.push(`  ${index + 1}. ${formatCitation(citation, citation.timesEstimated)} ${citation.path}`));
@@ -116,15 +139,15 @@ async function searchCommand(values: Values, words: string[]): Promise<void> {
   const query = words.join(" ").trim();
   if (!query) throw new VideoRagError("ARGUMENT_INVALID", "search needs a query");
   await withLibrary(values, async (library) => {
-    const hits = library.search(query, { limit: positiveInteger(values.limit, "limit", 10) });
+    const hits = await library.search(query, { limit: positiveInteger(values.limit, "limit", 10) });
     print(
       values.json,
-      { hits: hits.map(({ videoId, path, startSecond, endSecond, score, text, source }) => ({ videoId, path, startSecond, endSecond, score, text, source })) },
+      { hits: hits.map(({ videoId, path, startSecond, endSecond, score, text, source, retriever }) => ({ videoId, path, startSecond, endSecond, score, text, source, retriever })) },
       () =>
         hits.length === 0
           ? "No matching moments."
           : hits
-              .map((hit, index) => `${index + 1}. ${formatCitation(hit)} score ${hit.score.toFixed(2)} (${hit.source.join(", ")})\n   ${hit.text.replace(/\s+/g, " ").slice(0, 200)}`)
+              .map((hit, index) => `${index + 1}. ${formatCitation(hit)} score ${hit.score.toFixed(3)} (${[hit.retriever, ...hit.source].join(", ")})\n   ${hit.text.replace(/\s+/g, " ").slice(0, 200)}`)
               .join("\n"),
     );
   });
@@ -171,16 +194,84 @@ async function evalCommand(values: Values, args: string[]): Promise<void> {
     const withAnswers = questions.filter((question) => question.answer);
     if (withAnswers.length === 0) throw new VideoRagError("QUESTIONS_INVALID", "no question in the file has an `answer` to compare with");
     let total = 0;
+    let profile = "";
     const perQuestion = [];
     for (const question of withAnswers) {
       const answer = await library.ask(question.question);
+      profile = answer.profile;
       const score = rougeL(stripCitations(answer.text), question.answer ?? "");
       total += score;
       perQuestion.push({ id: question.id, rougeL: Number(score.toFixed(2)), citations: answer.citations.length });
     }
-    const report = { questions: withAnswers.length, rougeL: Number((total / withAnswers.length).toFixed(2)), profile: "lite (extractive)", perQuestion };
+    const report = { questions: withAnswers.length, rougeL: Number((total / withAnswers.length).toFixed(2)), profile, perQuestion };
     print(values.json, report, () => `questions: ${report.questions}\nROUGE-L ${report.rougeL.toFixed(2)} (${report.profile})`);
   });
+}
+
+function megabytes(bytes: number | null): string {
+  return bytes === null ? "?" : `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+async function modelsCommand(values: Values, args: string[]): Promise<void> {
+  const [action, ...names] = args;
+  const { config } = loadConfig({ file: values.config });
+  const dir = modelsDir({ modelsDir: values["models-dir"] ?? config.modelsDir });
+  if (action === "list") {
+    const listing = await listModels(dir);
+    print(values.json, { modelsDir: dir, models: listing }, () =>
+      [
+        `models folder: ${dir}`,
+        ...listing.map((model) => {
+          const size = model.status === "missing" ? megabytes(model.expectedSizeBytes) : megabytes(model.sizeBytes);
+          const line = `  ${model.status.padEnd(8)} ${model.name.padEnd(32)} ${model.kind.padEnd(15)} ${size.padStart(9)}`;
+          return model.status === "present" ? line : `${line}  (without it: ${model.fallback})`;
+        }),
+      ].join("\n"),
+    );
+    return;
+  }
+  if (action === "verify") {
+    const checks = await verifyModels(dir, names.length > 0 ? names : undefined);
+    const present = checks.filter((check) => names.length > 0 || check.files.some((file) => file.status !== "missing"));
+    print(values.json, { modelsDir: dir, models: present }, () =>
+      present.length === 0
+        ? `no known model is in ${dir} (videorag models list)`
+        : present.map((check) => [`${check.ok ? "ok  " : "FAIL"} ${check.name}`, ...check.files.map((file) => `     ${file.status.padEnd(15)} ${file.path} ${file.detail}`)].join("\n")).join("\n"),
+    );
+    if (present.some((check) => !check.ok)) process.exitCode = 3;
+    return;
+  }
+  if (action === "pull") {
+    if (names.length === 0) throw new VideoRagError("ARGUMENT_INVALID", "models pull needs model names (see videorag models list)");
+    let lastLine = 0;
+    const results = await pullModels(dir, names, {
+      onProgress: (file, done, total) => {
+        const now = Date.now();
+        if (now - lastLine < 500 && done !== total) return;
+        lastLine = now;
+        process.stderr.write(`${file}: ${megabytes(done)}${total ? ` of ${megabytes(total)}` : ""}\n`);
+      },
+    });
+    print(values.json, { modelsDir: dir, results }, () =>
+      results.map((result) => `${result.name}: ${result.files.map((file) => `${file.path} ${file.status}`).join(", ")}`).join("\n"),
+    );
+    return;
+  }
+  throw new VideoRagError("ARGUMENT_INVALID", "models needs 'list', 'verify' or 'pull'");
+}
+
+async function doctorCommand(values: Values): Promise<void> {
+  const { config, file, variables } = loadConfig({ file: values.config });
+  if (values["models-dir"]) config.modelsDir = values["models-dir"];
+  const results = await diagnose(config);
+  print(values.json, { config: file ?? null, variables, stages: results }, () =>
+    [
+      `configuration: ${file ?? "none (lite defaults)"}${variables.length > 0 ? `; from the environment: ${variables.join(", ")}` : ""}`,
+      `models folder: ${modelsDir({ modelsDir: config.modelsDir })}`,
+      ...results.map((result) => `${result.ok ? "ok  " : "--  "} ${`${result.stage}:`.padEnd(20)} ${result.provider}${result.ok && result.detail === "ready" ? "" : `\n       ${result.detail}`}`),
+    ].join("\n"),
+  );
+  if (results.some((result) => !result.ok && (result.stage === "ffmpeg" || result.stage === "ffprobe"))) process.exitCode = 4;
 }
 
 export async function main(argv: string[]): Promise<void> {
@@ -211,6 +302,10 @@ export async function main(argv: string[]): Promise<void> {
         return await removeCommand(values, rest);
       case "eval":
         return await evalCommand(values, rest);
+      case "models":
+        return await modelsCommand(values, rest);
+      case "doctor":
+        return await doctorCommand(values);
       default:
         throw new VideoRagError("ARGUMENT_INVALID", `unknown command "${command}" (see videorag --help)`);
     }

@@ -22,7 +22,7 @@ const onnx = z
   .object({ provider: z.literal("onnx"), model: z.string().min(1), minScore: z.number().min(0).max(1).optional() })
   .strict();
 const off = z.object({ provider: z.literal("off") }).strict();
-const lite = (name: string) => z.object({ provider: z.literal(name) }).strict();
+const lite = <Name extends string>(name: Name) => z.object({ provider: z.literal(name) }).strict();
 
 export const configSchema = z
   .object({

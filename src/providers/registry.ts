@@ -1,15 +1,52 @@
-// Picks the providers for each stage from the options and what is installed, and says what falls back or is off.
+// Picks the provider for each stage from the configuration and what this machine has, wraps each in the core runtime
+// (batching, retries, timeouts, concurrency, output cache), and says — one line per stage — what runs it and what fell
+// back to the lite profile.
 
 import { spawn } from "node:child_process";
-import type { OcrEngine, Transcriber, Warning } from "../spec/index.js";
+import type { ModelsConfig, VideoRagConfig } from "../config/index.js";
+import type {
+  Detector,
+  ImageTextEncoder,
+  LanguageModel,
+  OcrEngine,
+  Tagger,
+  TextEmbedder,
+  Transcriber,
+  Warning,
+} from "../spec/index.js";
+import { VideoRagError } from "../spec/index.js";
 import { createPocketsphinxTranscriber, createTesseractOcr } from "./lite/index.js";
+import { findManifestModel, modelsDir, requireModel } from "./models/index.js";
+import { createOpenAiEmbedder, createOpenAiLanguageModel, createOpenAiTranscriber } from "./openai-compatible/index.js";
+import { createMobilenetTagger, createYoloxDetector } from "./onnx/index.js";
+import { createModelCache, createModelRuntime, type ModelRuntime } from "./runtime/index.js";
+import { createClipEncoder, createSentenceEmbedder, createWhisperTranscriber } from "./transformers/index.js";
 
+/** The providers in effect, each already wrapped by the runtime. */
 export interface ProviderChoice {
   ocr?: OcrEngine;
   transcriber?: Transcriber;
+  detector?: Detector;
+  tagger?: Tagger;
+  imageText?: ImageTextEncoder;
+  /** Captions clips from frames; answers with frames. */
+  vision?: LanguageModel;
+  /** Answers questions. */
+  llm?: LanguageModel;
+  textEmbedder?: TextEmbedder;
   warnings: Warning[];
-  /** One line per stage naming what runs it, e.g. "speech: pocketsphinx (lite)". */
+  /** One line per stage naming what runs it, e.g. "speech: pocketsphinx:en-us (lite)". */
   summary: string[];
+  runtime: ModelRuntime;
+}
+
+export interface ChooseProvidersOptions {
+  /** The on-disk cache of model outputs; in memory when absent. */
+  cachePath?: string;
+  /** Command-line switches that turn a stage off whatever the configuration says. */
+  ocr?: boolean;
+  speech?: boolean;
+  env?: NodeJS.ProcessEnv;
 }
 
 /** True when the program starts; its exit status does not matter (some print usage and exit 1). */
@@ -21,25 +58,178 @@ export function programExists(program: string, args: string[] = ["--version"]): 
   });
 }
 
-export async function chooseLiteProviders(options: { ocr: boolean; speech: boolean }): Promise<ProviderChoice> {
-  const choice: ProviderChoice = { warnings: [], summary: [] };
-  if (!options.ocr) {
-    choice.summary.push("screen text: off");
-  } else if (await programExists("tesseract")) {
-    choice.ocr = createTesseractOcr();
+/** Which manifest model runs a stage when the configuration does not name one. */
+const defaultOnnx = { detector: "yolox-nano", tagger: "mobilenetv2" } as const;
+
+const fallbacks: Record<keyof ModelsConfig, string> = {
+  llm: "answers are extractive (the best sentences, quoted with citations)",
+  vision: "clip captions are built from detections, tags and screen text",
+  textEmbedder: "retrieval is BM25 only",
+  imageText: "visual search uses the detector's and tagger's words",
+  transcriber: "videos without subtitles get no transcript",
+  ocr: "screen text and bitmap subtitles are skipped",
+  detector: "no object words are indexed",
+  tagger: "no scene tags are indexed",
+};
+
+function apiKeyReader(variable: string, env: NodeJS.ProcessEnv): () => string | undefined {
+  return () => env[variable] || undefined;
+}
+
+/** Chooses and wraps the providers. Never throws for a missing model: it falls back and says so. */
+export async function chooseProviders(config: VideoRagConfig, options: ChooseProvidersOptions = {}): Promise<ProviderChoice> {
+  const env = options.env ?? process.env;
+  const runtime = createModelRuntime({
+    cache: options.cachePath ? createModelCache(options.cachePath) : undefined,
+    retries: config.runtime.retries,
+    timeoutMs: config.runtime.timeoutSeconds * 1000,
+  });
+  const dir = modelsDir({ modelsDir: config.modelsDir });
+  const choice: ProviderChoice = { warnings: [], summary: [], runtime };
+  const models = config.models;
+  const fallback = (stage: keyof ModelsConfig, label: string, reason: string): void => {
+    choice.warnings.push({ type: "fallback", feature: label, detail: `${reason}; ${fallbacks[stage]}` });
+    choice.summary.push(`${label}: off (${reason})`);
+  };
+  const local = (name: string): boolean => {
+    try {
+      requireModel(dir, name);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const missingLocal = (name: string): string => {
+    try {
+      requireModel(dir, name);
+      return "";
+    } catch (error) {
+      return VideoRagError.isInstance(error) ? error.message : String(error);
+    }
+  };
+
+  // Screen text.
+  const ocr = models.ocr;
+  if (options.ocr === false || ocr?.provider === "off") choice.summary.push("screen text: off");
+  else if (await programExists("tesseract")) {
+    choice.ocr = runtime.wrapOcr(createTesseractOcr());
     choice.summary.push(`screen text: ${choice.ocr.id} (lite)`);
-  } else {
-    choice.warnings.push({ type: "fallback", feature: "ocr", detail: "tesseract is not installed (apt-get install tesseract-ocr tesseract-ocr-eng): screen text and bitmap subtitles are skipped" });
-    choice.summary.push("screen text: off (tesseract missing)");
-  }
-  if (!options.speech) {
-    choice.summary.push("speech: off");
+  } else fallback("ocr", "screen text", "tesseract is not installed (apt-get install tesseract-ocr tesseract-ocr-eng)");
+
+  // Speech.
+  const speech = models.transcriber;
+  if (options.speech === false || speech?.provider === "off") choice.summary.push("speech: off");
+  else if (speech?.provider === "openai") {
+    choice.transcriber = runtime.wrapTranscriber(
+      createOpenAiTranscriber({ baseUrl: speech.baseUrl ?? "https://api.openai.com/v1", model: speech.model, apiKey: apiKeyReader(speech.apiKeyEnv, env) }),
+    );
+    choice.summary.push(`speech: ${choice.transcriber.id} (${speech.baseUrl ?? "api.openai.com"})`);
+  } else if (speech?.provider === "transformers" && (config.allowDownloads || local(speech.model))) {
+    choice.transcriber = runtime.wrapTranscriber(createWhisperTranscriber({ model: speech.model, modelsDir: dir, allowDownload: config.allowDownloads }));
+    choice.summary.push(`speech: ${choice.transcriber.id} (transformers.js)`);
   } else if (await programExists("pocketsphinx_continuous", ["-h"])) {
-    choice.transcriber = createPocketsphinxTranscriber();
+    if (speech?.provider === "transformers") choice.warnings.push({ type: "fallback", feature: "speech", detail: `${missingLocal(speech.model)}; using pocketsphinx` });
+    choice.transcriber = runtime.wrapTranscriber(createPocketsphinxTranscriber());
     choice.summary.push(`speech: ${choice.transcriber.id} (lite)`);
-  } else {
-    choice.warnings.push({ type: "fallback", feature: "speech", detail: "pocketsphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us): videos without subtitles get no transcript" });
-    choice.summary.push("speech: off (pocketsphinx missing)");
+  } else fallback("transcriber", "speech", "pocketsphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)");
+
+  // Detector and tagger: local ONNX files from the models folder.
+  for (const stage of ["detector", "tagger"] as const) {
+    const entry = models[stage];
+    const label = stage === "detector" ? "objects" : "scene tags";
+    if (entry?.provider === "off") {
+      choice.summary.push(`${label}: off`);
+      continue;
+    }
+    const name = entry?.model ?? defaultOnnx[stage];
+    const manifest = findManifestModel(name);
+    if (!manifest) {
+      fallback(stage, label, `unknown ${stage} model "${name}" (see videorag models list)`);
+      continue;
+    }
+    if (!local(name)) {
+      fallback(stage, label, `${name} is not in ${dir} (videorag models pull ${name}, or set --models-dir)`);
+      continue;
+    }
+    const [modelPath, labelsPath] = requireModel(dir, name);
+    if (!modelPath || !labelsPath) {
+      fallback(stage, label, `${name} is incomplete in ${dir}`);
+      continue;
+    }
+    if (stage === "detector") {
+      choice.detector = runtime.wrapDetector(createYoloxDetector({ modelPath, labelsPath, ...(entry?.minScore ? { minScore: entry.minScore } : {}) }));
+      choice.summary.push(`${label}: ${choice.detector.id} (onnx, ${dir})`);
+    } else {
+      choice.tagger = runtime.wrapTagger(createMobilenetTagger({ modelPath, labelsPath }));
+      choice.summary.push(`${label}: ${choice.tagger.id} (onnx, ${dir})`);
+    }
+  }
+
+  // Image-text vectors.
+  const imageText = models.imageText;
+  if (!imageText || imageText.provider === "off") choice.summary.push("image-text vectors: off (not configured)");
+  else if (config.allowDownloads || local(imageText.model)) {
+    choice.imageText = runtime.wrapImageTextEncoder(createClipEncoder({ model: imageText.model, modelsDir: dir, allowDownload: config.allowDownloads }));
+    choice.summary.push(`image-text vectors: ${choice.imageText.id} (transformers.js)`);
+  } else fallback("imageText", "image-text vectors", missingLocal(imageText.model));
+
+  // Dense text vectors.
+  const embedder = models.textEmbedder;
+  if (!embedder || embedder.provider === "off") choice.summary.push("text vectors: off (not configured)");
+  else if (embedder.provider === "openai") {
+    choice.textEmbedder = runtime.wrapTextEmbedder(
+      createOpenAiEmbedder({
+        baseUrl: embedder.baseUrl ?? "https://api.openai.com/v1",
+        model: embedder.model,
+        dimensions: embedder.dimensions,
+        apiKey: apiKeyReader(embedder.apiKeyEnv, env),
+        ...(embedder.maxConcurrency ? { maxConcurrency: embedder.maxConcurrency } : {}),
+      }),
+    );
+    choice.summary.push(`text vectors: ${choice.textEmbedder.id} (${embedder.baseUrl ?? "api.openai.com"})`);
+  } else if (config.allowDownloads || local(embedder.model)) {
+    choice.textEmbedder = runtime.wrapTextEmbedder(createSentenceEmbedder({ model: embedder.model, modelsDir: dir, allowDownload: config.allowDownloads }));
+    choice.summary.push(`text vectors: ${choice.textEmbedder.id} (transformers.js)`);
+  } else fallback("textEmbedder", "text vectors", missingLocal(embedder.model));
+
+  // Chat models: the captioner and the answerer.
+  for (const stage of ["vision", "llm"] as const) {
+    const entry = models[stage];
+    const label = stage === "vision" ? "captions" : "answers";
+    if (stage === "llm" && !entry && choice.vision) {
+      // The captioner answers too when no separate language model is configured.
+      choice.llm = choice.vision;
+      choice.summary.push(`answers: ${choice.vision.id} (the vision model)`);
+      continue;
+    }
+    if (!entry || entry.provider === "off") {
+      choice.summary.push(`${label}: ${stage === "vision" ? "templates from detections, tags and screen text" : "extractive"} (lite)`);
+      continue;
+    }
+    const model = runtime.wrapLanguageModel(
+      createOpenAiLanguageModel({
+        baseUrl: entry.baseUrl ?? "https://api.openai.com/v1",
+        model: entry.model,
+        apiKey: apiKeyReader(entry.apiKeyEnv, env),
+        acceptsImages: stage === "vision" || entry.acceptsImages,
+        ...(entry.maxImages !== undefined ? { maxImages: entry.maxImages } : {}),
+        ...(entry.maxConcurrency ? { maxConcurrency: entry.maxConcurrency } : {}),
+      }),
+    );
+    choice[stage] = model;
+    choice.summary.push(`${label}: ${model.id} (${entry.baseUrl ?? "api.openai.com"})`);
   }
   return choice;
+}
+
+/** The lite profile alone: no configuration, the switches given. */
+export function liteConfig(): VideoRagConfig {
+  return {
+    allowDownloads: false,
+    clipSeconds: 30,
+    frameGapSeconds: 5,
+    visualEverySeconds: 2,
+    models: {},
+    runtime: { retries: 3, timeoutSeconds: 120 },
+  };
 }

@@ -1,0 +1,65 @@
+// The visual channel end to end on real street footage: YOLOX-nano and MobileNetV2 from ../shared/models turn frames into
+// searchable words with times, so a video with no text at all answers "bicycle"; and the output cache makes a second
+// ingest of the same videos cost no model call.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { openLibrary, type Library } from "./library.js";
+import { needsShared, sharedPath } from "./test-support/shared.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "videorag-visual-test-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("street footage with the local detector and tagger", { skip: needsShared }, () => {
+  const path = join(scratch, "street");
+  const videos = ["person-bicycle-car-detection.mp4", "bottle-detection.mp4"];
+  let library: Library;
+  before(async () => {
+    library = await openLibrary({ path, modelsDir: sharedPath("models"), ocr: false, speech: false });
+  });
+  after(() => library.close());
+
+  test("ingest names the providers and indexes visual words per frame", async () => {
+    const report = await library.ingest(videos.map((video) => sharedPath("media/surveillance", video)));
+    assert.equal(report.failed, 0, JSON.stringify(report.results));
+    assert.ok(report.providers?.some((line) => /^objects: yolox/.test(line)), report.providers?.join("; "));
+    assert.ok(report.providers?.some((line) => /^scene tags: mobilenet/.test(line)), report.providers?.join("; "));
+    for (const result of report.results) assert.match(result.notes.join(" "), /visual: \d+ frames \(one every 2 s\)/);
+  });
+
+  test('search "bicycle" finds moments in the bicycle video, none in the bottles', async () => {
+    const hits = await library.search("bicycle", { limit: 5 });
+    assert.ok(hits[0], "no hit for bicycle");
+    assert.equal(hits[0].title, "person-bicycle-car-detection.mp4");
+    assert.ok(hits[0].source.includes("visual") || hits[0].source.includes("caption"), hits[0].source.join());
+    assert.ok(hits[0].endSecond - hits[0].startSecond <= 30, `a moment, not the whole video: ${hits[0].startSecond}–${hits[0].endSecond}`);
+    assert.ok(!hits.some((hit) => hit.title === "bottle-detection.mp4"));
+    const bottles = await library.search("bottle", { limit: 5 });
+    assert.equal(bottles[0]?.title, "bottle-detection.mp4");
+  });
+
+  test("the lite answer quotes the template caption with a citation", async () => {
+    const answer = await library.ask("where is a bicycle seen?");
+    assert.equal(answer.citations[0]?.title, "person-bicycle-car-detection.mp4");
+    assert.match(answer.text, /bicycle/i);
+    assert.match(answer.profile, /lite/);
+  });
+
+  test("a second ingest of the same videos makes zero model calls", async () => {
+    for (const video of library.list()) library.remove(video.id);
+    library.close();
+    library = await openLibrary({ path, modelsDir: sharedPath("models"), ocr: false, speech: false });
+    const report = await library.ingest(videos.map((video) => sharedPath("media/surveillance", video)));
+    assert.equal(report.results.filter((result) => result.status === "ingested").length, 2);
+    const stats = await library.modelStats();
+    const models = Object.entries(stats);
+    assert.ok(models.length >= 2, JSON.stringify(stats));
+    for (const [model, counts] of models) {
+      assert.equal(counts.calls, 0, `${model} was called again`);
+      assert.ok(counts.cacheHits > 0, `${model} served from the cache`);
+    }
+    assert.equal((await library.search("bicycle", { limit: 1 }))[0]?.title, "person-bicycle-car-detection.mp4");
+  });
+});

@@ -1,0 +1,478 @@
+// OpenAI-compatible providers against a real local HTTP server that speaks the protocol: what is sent, what comes back,
+// and how every failure a user can meet maps to an error code, with the API key never leaking.
+
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { inspect } from "node:util";
+import { VideoRagError, type ErrorCode } from "../../spec/errors.js";
+import type { ChatMessage } from "../../spec/providers.js";
+import {
+  sendError,
+  sendJson,
+  startOpenAiTestServer,
+  type Fault,
+  type OpenAiTestServer,
+  type ReplyHandler,
+} from "../../test-support/openai-test-server.js";
+import { needsShared, sharedPath } from "../../test-support/shared.js";
+import { createOpenAiEmbedder, createOpenAiLanguageModel, createOpenAiTranscriber } from "./index.js";
+import { readServerSentEvents } from "./server-sent-events.js";
+
+const key = "sk-test-SECRET";
+const question: ChatMessage[] = [
+  { role: "system", content: "Answer briefly." },
+  { role: "user", content: "What is on the whiteboard at minute two?" },
+];
+
+let server: OpenAiTestServer;
+let tempDir: string;
+before(async () => {
+  server = await startOpenAiTestServer();
+  tempDir = await mkdtemp(join(tmpdir(), "videorag-openai-"));
+});
+after(async () => {
+  await server.close();
+  await rm(tempDir, { recursive: true, force: true });
+});
+
+const connection = (overrides: { baseUrl?: string } = {}) => ({
+  baseUrl: server.url,
+  model: "test-model",
+  apiKey: () => key,
+  ...overrides,
+});
+const lastRequest = () => server.requests[server.requests.length - 1];
+
+/** Awaits `promise` and returns the VideoRagError it must reject with. */
+async function failureOf(promise: Promise<unknown>): Promise<VideoRagError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(VideoRagError.isInstance(error), `expected a VideoRagError, got ${inspect(error)}`);
+    return error;
+  }
+  assert.fail("expected the call to fail");
+}
+
+async function collect(stream: AsyncIterable<string>): Promise<string[]> {
+  const deltas: string[] = [];
+  for await (const delta of stream) deltas.push(delta);
+  return deltas;
+}
+
+/** A 16 kHz mono 16-bit WAV of a quiet tone. */
+async function writeToneWav(name: string, seconds: number): Promise<string> {
+  const samples = Math.round(16_000 * seconds);
+  const wav = Buffer.alloc(44 + samples * 2);
+  wav.write("RIFF", 0, "ascii");
+  wav.writeUInt32LE(36 + samples * 2, 4);
+  wav.write("WAVEfmt ", 8, "ascii");
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20);
+  wav.writeUInt16LE(1, 22);
+  wav.writeUInt32LE(16_000, 24);
+  wav.writeUInt32LE(32_000, 28);
+  wav.writeUInt16LE(2, 32);
+  wav.writeUInt16LE(16, 34);
+  wav.write("data", 36, "ascii");
+  wav.writeUInt32LE(samples * 2, 40);
+  for (let index = 0; index < samples; index += 1) {
+    wav.writeInt16LE(Math.round(3000 * Math.sin((index / 16_000) * 2 * Math.PI * 440)), 44 + index * 2);
+  }
+  const path = join(tempDir, name);
+  await writeFile(path, wav);
+  return path;
+}
+
+// --- chat --------------------------------------------------------------------------------------------------------------
+
+test("chat sends the model, messages and options with the key, and returns the reply", async () => {
+  const model = createOpenAiLanguageModel({ ...connection(), headers: { "x-proxy-team": "video" } });
+  const result = await model.chat(question, { temperature: 0.2, maxTokens: 64 });
+
+  assert.equal(result.text, "You said “What is on the whiteboard at minute two?”.");
+  assert.equal(result.finishReason, "stop");
+  assert.deepEqual(result.usage, { promptTokens: 12, completionTokens: 10 });
+  const request = lastRequest();
+  assert.equal(request?.path, "/v1/chat/completions");
+  assert.equal(request?.headers.authorization, `Bearer ${key}`);
+  assert.equal(request?.headers["x-proxy-team"], "video");
+  assert.deepEqual(request?.json, { model: "test-model", messages: question, temperature: 0.2, max_tokens: 64 });
+  assert.equal(model.id, "openai:test-model");
+  assert.deepEqual(model.capabilities, { maxBatchSize: 1, maxConcurrency: 4, acceptsImages: false, maxImages: 0, jsonOutput: true });
+});
+
+test("the key function is not called until a request is sent, and is called for each one", async () => {
+  let calls = 0;
+  const apiKey = () => {
+    calls += 1;
+    return key;
+  };
+  const model = createOpenAiLanguageModel({ ...connection(), apiKey, label: "local-llm" });
+  const stream = model.stream(question);
+  createOpenAiEmbedder({ ...connection(), apiKey, dimensions: 32 });
+  createOpenAiTranscriber({ ...connection(), apiKey });
+  assert.equal(calls, 0);
+
+  await model.chat(question);
+  assert.equal(calls, 1);
+  await collect(stream);
+  assert.equal(calls, 2);
+  assert.equal(model.id, "local-llm");
+});
+
+test("without a key no Authorization header is sent", async () => {
+  await createOpenAiLanguageModel({ baseUrl: server.url, model: "test-model" }).chat(question);
+  assert.equal(lastRequest()?.headers.authorization, undefined);
+});
+
+test("the base URL joins the API path with one slash, with or without a trailing slash", async () => {
+  for (const baseUrl of [server.url, `${server.url}/`, `${server.url}//`]) {
+    await createOpenAiLanguageModel(connection({ baseUrl })).chat(question);
+    assert.equal(lastRequest()?.path, "/v1/chat/completions", baseUrl);
+  }
+});
+
+test("a base URL that is not http(s) is CONFIG_INVALID at construction", () => {
+  assert.throws(
+    () => createOpenAiLanguageModel(connection({ baseUrl: "localhost:8080/v1" })),
+    (error: unknown) => VideoRagError.isInstance(error) && error.code === "CONFIG_INVALID",
+  );
+});
+
+test("streaming yields several deltas whose concatenation equals the whole reply", async () => {
+  const model = createOpenAiLanguageModel(connection());
+  const deltas = await collect(model.stream(question, { temperature: 0 }));
+  assert.equal(lastRequest()?.json.stream, true);
+  assert.equal(lastRequest()?.json.temperature, 0);
+  const { text } = await model.chat(question);
+  assert.ok(deltas.length >= 5, `got ${deltas.length} deltas`);
+  assert.equal(deltas.join(""), text);
+});
+
+test("a consumer that stops reading early closes the stream instead of draining it", async () => {
+  let finishedWhenClosed: Promise<boolean> | undefined;
+  server.script((_request, response) => {
+    finishedWhenClosed = new Promise((resolve) => response.on("close", () => resolve(response.writableFinished)));
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    let sent = 0;
+    const timer = setInterval(() => {
+      sent += 1;
+      response.write(`data: {"choices":[{"index":0,"delta":{"content":"word${sent} "}}]}\n\n`);
+      if (sent === 200) response.end("data: [DONE]\n\n");
+    }, 5);
+    response.on("close", () => clearInterval(timer));
+  });
+  for await (const delta of createOpenAiLanguageModel(connection()).stream(question)) {
+    assert.equal(delta, "word1 ");
+    break;
+  }
+  assert.equal(await finishedWhenClosed, false, "the server saw the connection close before its reply was done");
+});
+
+test("server-sent events survive being split at every byte, however the body ends", async () => {
+  const events = 'data: {"text":"café ☕"}\r\n\r\n: keep-alive\n\nevent: message\ndata: second\ndata: line\n\ndata: [DONE]';
+  for (const ending of ["\n\n", "\n", ""]) {
+    const bytes = Buffer.from(events + ending);
+    for (let split = 0; split <= bytes.length; split += 1) {
+      async function* chunks() {
+        yield bytes.subarray(0, split);
+        yield bytes.subarray(split);
+      }
+      const received: string[] = [];
+      for await (const event of readServerSentEvents(chunks())) received.push(event);
+      const where = `ending ${JSON.stringify(ending)}, split at byte ${split}`;
+      assert.deepEqual(received, ['{"text":"café ☕"}', "second\nline", "[DONE]"], where);
+    }
+  }
+});
+
+test("a vision model sends images as data URLs and the text-only model refuses them", async () => {
+  const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0xff, 0xd9]);
+  const messages: ChatMessage[] = [
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "Describe this frame." },
+        { type: "image", image: { data: jpeg, mimeType: "image/jpeg", timeSecond: 12 } },
+      ],
+    },
+  ];
+  const vision = createOpenAiLanguageModel({ ...connection(), acceptsImages: true });
+  assert.equal(vision.capabilities.maxImages, 10);
+  const { text } = await vision.chat(messages);
+  assert.equal(text, "You said “Describe this frame.” and showed 1 image(s).");
+  assert.deepEqual(lastRequest()?.json.messages, [
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "Describe this frame." },
+        { type: "image_url", image_url: { url: `data:image/jpeg;base64,${jpeg.toString("base64")}` } },
+      ],
+    },
+  ]);
+
+  const sent = server.requests.length;
+  const error = await failureOf(createOpenAiLanguageModel(connection()).chat(messages));
+  assert.equal(error.code, "INPUT_UNSUPPORTED");
+  assert.equal(server.requests.length, sent, "nothing was sent");
+});
+
+test("the json flag asks for a JSON object", async () => {
+  const { text } = await createOpenAiLanguageModel(connection()).chat(question, { json: true });
+  assert.deepEqual(lastRequest()?.json.response_format, { type: "json_object" });
+  assert.deepEqual(JSON.parse(text), { said: "What is on the whiteboard at minute two?", images: 0 });
+});
+
+// --- embeddings --------------------------------------------------------------------------------------------------------
+
+test("embeddings come back in input order, L2-normalised, with similar texts near", async () => {
+  const embedder = createOpenAiEmbedder({ ...connection(), dimensions: 32 });
+  assert.deepEqual(embedder.capabilities, { maxBatchSize: 64, maxConcurrency: 4, dimensions: 32 });
+  const texts = ["the cat sat on the mat", "a cat sat on a mat", "quarterly revenue grew nine percent"];
+  const vectors = await embedder.embed(texts);
+  assert.deepEqual(lastRequest()?.json, { model: "test-model", input: texts });
+  assert.equal(lastRequest()?.path, "/v1/embeddings");
+
+  const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, index) => sum + value * (b[index] as number), 0);
+  const [cat, alsoCat, revenue] = vectors as [Float32Array, Float32Array, Float32Array];
+  for (const vector of vectors) assert.ok(Math.abs(dot(vector, vector) - 1) < 1e-5);
+  // The server returns data in reverse order; index 0 must still be the first text.
+  assert.ok(dot(cat, alsoCat) > 0.4, `similar texts: ${dot(cat, alsoCat)}`);
+  assert.ok(dot(cat, revenue) < dot(cat, alsoCat));
+  const [alone] = await embedder.embed([texts[0] as string]);
+  assert.ok(Math.abs(dot(cat, alone as Float32Array) - 1) < 1e-5, "the first vector belongs to the first text");
+});
+
+test("embedding vectors of the wrong length are MODEL_OUTPUT_INVALID; no texts send no request", async () => {
+  const embedder = createOpenAiEmbedder({ ...connection(), dimensions: 384 });
+  const error = await failureOf(embedder.embed(["hello"]));
+  assert.equal(error.code, "MODEL_OUTPUT_INVALID");
+  assert.match(error.message, /384 dimensions, got 32/);
+  const sent = server.requests.length;
+  assert.deepEqual(await embedder.embed([]), []);
+  assert.equal(server.requests.length, sent);
+});
+
+// --- transcription -----------------------------------------------------------------------------------------------------
+
+test("transcription uploads the WAV as multipart and maps segments and words", { skip: needsShared }, async () => {
+  const wavPath = sharedPath("media/audio/jfk.wav");
+  const progress: number[][] = [];
+  const transcriber = createOpenAiTranscriber(connection());
+  const { segments, warnings } = await transcriber.transcribe(wavPath, { onProgress: (done, total) => progress.push([done, total]) });
+
+  const request = lastRequest();
+  assert.equal(request?.path, "/v1/audio/transcriptions");
+  assert.match(String(request?.headers["content-type"]), /^multipart\/form-data; boundary=/);
+  assert.equal(request?.headers.authorization, `Bearer ${key}`);
+  assert.deepEqual(request?.form?.fields, {
+    model: ["test-model"],
+    response_format: ["verbose_json"],
+    "timestamp_granularities[]": ["segment", "word"],
+  });
+  assert.equal(request?.form?.files.file?.filename, "jfk.wav");
+  assert.deepEqual(request?.form?.files.file?.data, await readFile(wavPath));
+
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(progress, [
+    [0, 11],
+    [11, 11],
+  ]);
+  assert.deepEqual(
+    segments.map((segment) => [segment.startSecond, segment.endSecond, segment.text]),
+    [
+      [0, 5.34, "and so my fellow americans ask not"],
+      [5.5, 10.84, "what your country can do for you"],
+    ],
+  );
+  for (const segment of segments) {
+    assert.equal(segment.words?.map((word) => word.word).join(" "), segment.text);
+    for (const word of segment.words ?? []) assert.ok(word.startSecond >= segment.startSecond && word.endSecond <= segment.endSecond);
+  }
+});
+
+test("a transcription with text only becomes one segment over the whole audio, with a warning", async () => {
+  const wavPath = await writeToneWav("tone.wav", 2.5);
+  server.script((_request, response) => sendJson(response, 200, { text: " Hello there. " }));
+  const { segments, warnings } = await createOpenAiTranscriber(connection()).transcribe(wavPath);
+  assert.deepEqual(segments, [{ startSecond: 0, endSecond: 2.5, text: "Hello there." }]);
+  assert.equal(warnings.length, 1);
+  assert.equal(warnings[0]?.type, "degraded");
+  assert.equal(warnings[0]?.feature, "speech timestamps");
+});
+
+test("a missing WAV file is INPUT_NOT_FOUND and sends nothing", async () => {
+  const sent = server.requests.length;
+  const error = await failureOf(createOpenAiTranscriber(connection()).transcribe(join(tempDir, "missing.wav")));
+  assert.equal(error.code, "INPUT_NOT_FOUND");
+  assert.equal(server.requests.length, sent);
+});
+
+// --- failures ----------------------------------------------------------------------------------------------------------
+
+const faultCases: { fault: Fault; code: ErrorCode; retryable: boolean }[] = [
+  { fault: "rate-limit", code: "MODEL_RATE_LIMITED", retryable: true },
+  { fault: "server-error", code: "MODEL_FAILED", retryable: true },
+  { fault: "unauthorized", code: "MODEL_AUTH_FAILED", retryable: false },
+  { fault: "malformed-json", code: "MODEL_OUTPUT_INVALID", retryable: true },
+  { fault: "cut-stream", code: "MODEL_OUTPUT_INVALID", retryable: true },
+];
+
+test("each server fault maps to its error code, for chat, streams, embeddings and transcriptions", async () => {
+  const model = createOpenAiLanguageModel(connection());
+  const embedder = createOpenAiEmbedder({ ...connection(), dimensions: 32 });
+  const wavPath = await writeToneWav("fault.wav", 1);
+  const calls = {
+    chat: () => model.chat(question),
+    stream: () => collect(model.stream(question)),
+    embed: () => embedder.embed(["hello"]),
+    transcribe: () => createOpenAiTranscriber(connection()).transcribe(wavPath),
+  };
+  for (const { fault, code, retryable } of faultCases) {
+    for (const [name, call] of Object.entries(calls)) {
+      server.script(fault);
+      const error = await failureOf(call());
+      const label = `${fault} on ${name}`;
+      assert.equal(error.code, code, label);
+      assert.equal(error.retryable, retryable, label);
+      assert.equal(error.subject, "openai:test-model", label);
+      assert.match(error.message, /\/v1\/\S+ \(model test-model\)/, label);
+      if (fault === "rate-limit") assert.equal(error.retryAfterSeconds, 1, label);
+    }
+  }
+});
+
+test("other 4xx replies are MODEL_FAILED, not retryable, and carry the server's message", async () => {
+  server.script((_request, response) => sendError(response, 400, "  max_tokens is too large: 999999.\n"));
+  const error = await failureOf(createOpenAiLanguageModel(connection()).chat(question, { maxTokens: 999_999 }));
+  assert.equal(error.code, "MODEL_FAILED");
+  assert.equal(error.retryable, false);
+  assert.equal(error.message, "POST /v1/chat/completions (model test-model) failed with HTTP 400: max_tokens is too large: 999999.");
+
+  server.script((_request, response) => sendJson(response, 403, { error: "this project has no access to the model" }));
+  const forbidden = await failureOf(createOpenAiLanguageModel(connection()).chat(question));
+  assert.equal(forbidden.code, "MODEL_AUTH_FAILED");
+  assert.match(forbidden.message, /HTTP 403: this project has no access to the model$/);
+});
+
+test("Retry-After given as an HTTP date becomes seconds from now", async () => {
+  const retryAt = new Date(Date.now() + 120_000).toUTCString();
+  server.script((_request, response) => sendJson(response, 429, { error: { message: "slow down" } }, { "retry-after": retryAt }));
+  const error = await failureOf(createOpenAiLanguageModel(connection()).chat(question));
+  assert.equal(error.code, "MODEL_RATE_LIMITED");
+  const seconds = error.retryAfterSeconds ?? Number.NaN;
+  assert.ok(seconds >= 118 && seconds <= 120, `retry after ${seconds} s`);
+});
+
+test("a streamed error event is MODEL_FAILED and a dropped connection mid-stream is a retryable MODEL_FAILED", async () => {
+  const model = createOpenAiLanguageModel(connection());
+  server.script((_request, response) => {
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    response.write('data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n');
+    response.end('data: {"error":{"message":"the model crashed","type":"server_error"}}\n\n');
+  });
+  const streamed = await failureOf(collect(model.stream(question)));
+  assert.equal(streamed.code, "MODEL_FAILED");
+  assert.match(streamed.message, /the model crashed/);
+
+  server.script((_request, response) => {
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    response.write('data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n', () => setTimeout(() => response.destroy(), 20));
+  });
+  const dropped = await failureOf(collect(model.stream(question)));
+  assert.equal(dropped.code, "MODEL_FAILED");
+  assert.equal(dropped.retryable, true);
+});
+
+test("a server that never answers times out as MODEL_TIMEOUT; a user abort is INTERRUPTED", async () => {
+  const model = createOpenAiLanguageModel(connection());
+  server.script("hang");
+  const started = Date.now();
+  const timedOut = await failureOf(model.chat(question, { signal: AbortSignal.timeout(200) }));
+  assert.equal(timedOut.code, "MODEL_TIMEOUT");
+  assert.equal(timedOut.retryable, true);
+  assert.ok(Date.now() - started < 2000);
+
+  // Aborted while the stream is under way, after the first delta arrived.
+  server.script((_request, response) => {
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    response.write('data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n');
+  });
+  const controller = new AbortController();
+  const deltas: string[] = [];
+  const interrupted = await failureOf(
+    (async () => {
+      for await (const delta of model.stream(question, { signal: controller.signal })) {
+        deltas.push(delta);
+        controller.abort();
+      }
+    })(),
+  );
+  assert.deepEqual(deltas, ["Hel"]);
+  assert.equal(interrupted.code, "INTERRUPTED");
+  assert.equal(interrupted.retryable, false);
+});
+
+test("a server that is not running is MODEL_UNAVAILABLE", async () => {
+  const closedPort = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+  const error = await failureOf(createOpenAiLanguageModel(connection({ baseUrl: `http://127.0.0.1:${closedPort}/v1` })).chat(question));
+  assert.equal(error.code, "MODEL_UNAVAILABLE");
+  assert.equal(error.retryable, true);
+  assert.match(error.message, /ECONNREFUSED/);
+});
+
+test("the key never appears in any error, its cause or its stack", async () => {
+  const model = createOpenAiLanguageModel(connection());
+  const embedder = createOpenAiEmbedder({ ...connection(), dimensions: 8 });
+  // Servers that echo the Authorization header back, in every place a client might copy text from.
+  const echoKey =
+    (status: number): ReplyHandler =>
+    (request, response) =>
+      sendError(response, status, `bad request from ${request.headers.authorization}`);
+  const echoKeyAsText: ReplyHandler = (request, response) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(`<html>proxy saw ${request.headers.authorization}</html>`);
+  };
+  const echoKeyInStream =
+    (event: string): ReplyHandler =>
+    (request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.end(`data: ${event.replace("KEY", String(request.headers.authorization))}\n\ndata: [DONE]\n\n`);
+    };
+  const errors: VideoRagError[] = [];
+  for (const fault of faultCases.map((entry) => entry.fault)) {
+    server.script(fault);
+    errors.push(await failureOf(model.chat(question)));
+    server.script(fault);
+    errors.push(await failureOf(collect(model.stream(question))));
+  }
+  for (const handler of [echoKey(400), echoKey(401), echoKey(503), echoKeyAsText]) {
+    server.script(handler);
+    errors.push(await failureOf(model.chat(question)));
+  }
+  for (const event of ['{"error":{"message":"failed for KEY"}}', "not json KEY"]) {
+    server.script(echoKeyInStream(event));
+    errors.push(await failureOf(collect(model.stream(question))));
+  }
+  errors.push(await failureOf(embedder.embed(["wrong length"])));
+  server.script("hang");
+  errors.push(await failureOf(model.chat(question, { signal: AbortSignal.timeout(100) })));
+  errors.push(await failureOf(createOpenAiLanguageModel(connection({ baseUrl: "http://127.0.0.1:1/v1" })).chat(question)));
+
+  assert.ok(server.requests.some((request) => request.headers.authorization === `Bearer ${key}`), "the key was sent");
+  assert.ok(errors.some((error) => error.message.includes("[redacted]")), "an echoed key was scrubbed");
+  for (const error of errors) {
+    const everything = `${inspect(error, { depth: 10, showHidden: true })} ${JSON.stringify(error)} ${error.stack}`;
+    assert.ok(!everything.includes("SECRET"), `${error.code} leaks the key: ${error.message}`);
+  }
+});
