@@ -10,6 +10,8 @@ export interface VideoContent {
   frames: Frame[];
   /** Content fingerprint of the source (sha256 hex), to notice a changed transcript with the same id. */
   fingerprint: string;
+  /** Embeddings of the video's clips and frames; every record's `videoId` is the video's id. */
+  vectors?: VectorRecord[];
 }
 
 /** A clip with its text per channel: the document BM25 indexes. */
@@ -51,6 +53,49 @@ export interface VideoMatch {
   score: number;
 }
 
+/** What a vector describes: a whole clip (e.g. its text) or one sampled frame inside a clip. */
+export type VectorOwner = "clip" | "frame";
+
+/** One embedding, kept in a named space so that vectors from different models (and dimensions) never mix. */
+export interface VectorRecord {
+  /** The model and what it embedded, e.g. "text:Xenova/all-MiniLM-L6-v2"; every vector of a space has one dimension. */
+  space: string;
+  owner: VectorOwner;
+  videoId: string;
+  clipIndex: number;
+  /** The second a frame was sampled at; a vector is one per (space, owner, video, clip, time). */
+  timeSecond?: number;
+  vector: Float32Array;
+}
+
+/** An exact nearest-neighbour query in one space. */
+export interface VectorQuery {
+  space: string;
+  /** Must have the space's dimension. */
+  vector: Float32Array;
+  limit: number;
+  /** Only clip vectors or only frame vectors; both when absent. */
+  owner?: VectorOwner;
+  /** Restrict to these videos. */
+  videoIds?: string[];
+}
+
+export interface VectorMatch {
+  videoId: string;
+  clipIndex: number;
+  timeSecond?: number;
+  /** Cosine distance, 0 (same direction) to 2 (opposite); lower is better. */
+  distance: number;
+}
+
+/** A vector space present in the store. */
+export interface VectorSpace {
+  space: string;
+  dimensions: number;
+  /** Vectors stored in it. */
+  count: number;
+}
+
 export interface StageRecord {
   stage: string;
   /** Hash of the stage's inputs and settings: a changed key re-runs the stage. */
@@ -84,6 +129,19 @@ export interface Store {
   getSegments(videoId: string, startSecond: number, endSecond: number): (Segment & { source: SegmentSource })[];
   /** Number of clip documents containing the term after the store's analysis, and the total; for query weighting. */
   termDocumentFrequency(terms: string[]): { frequencies: Map<string, number>; documentCount: number };
+
+  /**
+   * Adds vectors to a ready video (e.g. from an embedder configured after ingest), replacing any with the same
+   * (space, owner, clip, time), so adding the same records twice changes nothing. VIDEO_NOT_FOUND for no such video,
+   * ARGUMENT_INVALID for a vector whose dimension differs from its space's.
+   */
+  addVectors(videoId: string, records: VectorRecord[]): void;
+  /** Nearest vectors first by exact cosine distance; an empty list for a space with no vectors. */
+  searchVectors(query: VectorQuery): VectorMatch[];
+  /** The spaces holding vectors, by name. */
+  vectorSpaces(): VectorSpace[];
+  /** Vectors stored for one video, or in the whole store. */
+  vectorCount(videoId?: string): number;
 
   close(): void;
 }

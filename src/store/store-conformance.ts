@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { ClipDocument, Store, VideoContent } from "../spec/index.js";
+import type { ClipDocument, Store, VectorRecord, VideoContent } from "../spec/index.js";
 
 /** Opens a fresh, empty store; called once per case. */
 export type OpenStore = () => Store | Promise<Store>;
@@ -48,6 +48,35 @@ export function sampleVideo(
     fingerprint: extra.fingerprint ?? `sha-${id}`,
   };
 }
+
+const textSpace = "text:test-3d";
+const imageSpace = "image:test-2d";
+
+/** A clip vector in the 3-d text space (or another space). */
+const clipVector = (videoId: string, clipIndex: number, values: number[], space = textSpace): VectorRecord => ({
+  space,
+  owner: "clip",
+  videoId,
+  clipIndex,
+  vector: new Float32Array(values),
+});
+
+/** A frame vector in the 2-d image space. */
+const frameVector = (videoId: string, clipIndex: number, timeSecond: number, values: number[]): VectorRecord => ({
+  space: imageSpace,
+  owner: "frame",
+  videoId,
+  clipIndex,
+  timeSecond,
+  vector: new Float32Array(values),
+});
+
+const invalidArgument = (pattern: RegExp) => (error: unknown) => {
+  const { code, message } = error as { code?: string; message?: string };
+  assert.equal(code, "ARGUMENT_INVALID");
+  assert.match(message ?? "", pattern);
+  return true;
+};
 
 const query = (text: string, extra: { videoIds?: string[]; limit?: number } = {}) => ({
   terms: text.split(" ").map((word) => ({ text: word, weight: 1 })),
@@ -238,6 +267,153 @@ export function runStoreConformance(name: string, open: OpenStore): void {
       assert.deepEqual(store.getSegments("v", 28, 32).map((segment) => segment.text), ["zero", "one"]);
       assert.deepEqual(store.getSegments("v", 29, 31), [], "[start, end) excludes segments that end at the start");
       assert.equal(store.getSegments("v", 0, 30)[0]?.source, "subtitle");
+    });
+
+    withStore("vector search returns the nearest vectors first, by cosine distance, up to the limit", (store) => {
+      const video = sampleVideo("v", ["zero", "one", "two", "three"]);
+      store.commitVideo({
+        ...video,
+        vectors: [
+          clipVector("v", 0, [0, 1, 0]),
+          clipVector("v", 1, [2, 0, 0]),
+          clipVector("v", 2, [1, 1, 0]),
+          clipVector("v", 3, [-1, 0, 0]),
+        ],
+      });
+      const matches = store.searchVectors({ space: textSpace, vector: new Float32Array([1, 0, 0]), limit: 10 });
+      assert.deepEqual(matches.map((match) => match.clipIndex), [1, 2, 0, 3]);
+      assert.equal(matches[0]?.videoId, "v");
+      assert.equal(matches[0]?.timeSecond, undefined, "clip vectors have no time");
+      const distances = matches.map((match) => match.distance);
+      [0, 1 - Math.SQRT1_2, 1, 2].forEach((expected, index) => {
+        assert.ok(Math.abs((distances[index] ?? -9) - expected) < 1e-6, `distance ${index} is ${distances[index]}`);
+      });
+      const top = store.searchVectors({ space: textSpace, vector: new Float32Array([1, 0.1, 0]), limit: 2 });
+      assert.deepEqual(top.map((match) => match.clipIndex), [1, 2]);
+      assert.deepEqual(store.searchVectors({ space: textSpace, vector: new Float32Array([1, 0, 0]), limit: 0 }), []);
+    });
+
+    withStore("vector spaces are kept apart, each with its own dimension and count", (store) => {
+      store.commitVideo({
+        ...sampleVideo("v", ["zero", "one"]),
+        vectors: [
+          clipVector("v", 0, [1, 0, 0]),
+          clipVector("v", 1, [0, 1, 0]),
+          clipVector("v", 0, [1, 0, 0], "text:other-model"),
+          frameVector("v", 1, 40, [1, 0]),
+        ],
+      });
+      assert.deepEqual(store.vectorSpaces(), [
+        { space: imageSpace, dimensions: 2, count: 1 },
+        { space: "text:other-model", dimensions: 3, count: 1 },
+        { space: textSpace, dimensions: 3, count: 2 },
+      ]);
+      const text = store.searchVectors({ space: textSpace, vector: new Float32Array([1, 0, 0]), limit: 10 });
+      assert.deepEqual(text.map((match) => match.clipIndex), [0, 1], "the other 3-d space's vector is not among them");
+      const image = store.searchVectors({ space: imageSpace, vector: new Float32Array([1, 0]), limit: 10 });
+      assert.deepEqual(image, [{ videoId: "v", clipIndex: 1, timeSecond: 40, distance: 0 }]);
+      assert.deepEqual(store.searchVectors({ space: "text:unknown", vector: new Float32Array([1]), limit: 10 }), []);
+    });
+
+    withStore("vector search filters by owner and by video", (store) => {
+      store.commitVideo({
+        ...sampleVideo("a", ["zero", "one"]),
+        vectors: [frameVector("a", 0, 5, [1, 0]), frameVector("a", 1, 35, [0, 1])],
+      });
+      store.commitVideo({
+        ...sampleVideo("b", ["zero"]),
+        vectors: [frameVector("b", 0, 10, [1, 0.1]), { ...clipVector("b", 0, [1, 0]), space: imageSpace }],
+      });
+      const search = (extra: { owner?: "clip" | "frame"; videoIds?: string[] }) =>
+        store
+          .searchVectors({ space: imageSpace, vector: new Float32Array([1, 0]), limit: 10, ...extra })
+          .map((match) => `${match.videoId}/${match.clipIndex}@${match.timeSecond ?? "clip"}`);
+      assert.deepEqual(search({}), ["a/0@5", "b/0@clip", "b/0@10", "a/1@35"]);
+      assert.deepEqual(search({ owner: "frame" }), ["a/0@5", "b/0@10", "a/1@35"]);
+      assert.deepEqual(search({ owner: "clip" }), ["b/0@clip"]);
+      assert.deepEqual(search({ videoIds: ["b"] }), ["b/0@clip", "b/0@10"]);
+      assert.deepEqual(search({ owner: "frame", videoIds: ["a", "missing"] }), ["a/0@5", "a/1@35"]);
+      assert.deepEqual(search({ videoIds: ["missing"] }), []);
+      assert.deepEqual(search({ videoIds: [] }), []);
+    });
+
+    withStore("removing a video removes its vectors, and a space left empty goes with them", (store) => {
+      const gone = [clipVector("gone", 0, [1, 0, 0]), frameVector("gone", 0, 1, [1, 0])];
+      store.commitVideo({ ...sampleVideo("gone", ["x"]), vectors: gone });
+      store.commitVideo({ ...sampleVideo("kept", ["y"]), vectors: [clipVector("kept", 0, [0, 1, 0])] });
+      assert.equal(store.vectorCount(), 3);
+      assert.equal(store.removeVideo("gone"), true);
+      assert.equal(store.vectorCount(), 1);
+      assert.equal(store.vectorCount("gone"), 0);
+      const matches = store.searchVectors({ space: textSpace, vector: new Float32Array([1, 0, 0]), limit: 10 });
+      assert.deepEqual(matches.map((match) => match.videoId), ["kept"]);
+      assert.deepEqual(store.vectorSpaces(), [{ space: textSpace, dimensions: 3, count: 1 }]);
+      assert.deepEqual(store.searchVectors({ space: imageSpace, vector: new Float32Array([1, 0]), limit: 10 }), []);
+    });
+
+    withStore("re-committing a video replaces its vectors; a version without vectors leaves none", (store) => {
+      const first = [clipVector("v", 0, [1, 0, 0]), clipVector("v", 1, [0, 1, 0])];
+      store.commitVideo({ ...sampleVideo("v", ["a", "b"]), vectors: first });
+      store.commitVideo({ ...sampleVideo("v", ["a"]), vectors: [clipVector("v", 0, [0, 0, 1])] });
+      assert.equal(store.vectorCount("v"), 1);
+      const [match, ...rest] = store.searchVectors({ space: textSpace, vector: new Float32Array([0, 0, 1]), limit: 10 });
+      assert.deepEqual(match, { videoId: "v", clipIndex: 0, distance: 0 });
+      assert.deepEqual(rest, []);
+      store.commitVideo(sampleVideo("v", ["a"]));
+      assert.equal(store.vectorCount(), 0);
+      assert.deepEqual(store.vectorSpaces(), []);
+    });
+
+    withStore("a vector of the wrong dimension for its space is ARGUMENT_INVALID naming both dimensions", (store) => {
+      store.commitVideo({ ...sampleVideo("v", ["a"]), vectors: [clipVector("v", 0, [1, 0, 0])] });
+      assert.throws(
+        () => store.searchVectors({ space: textSpace, vector: new Float32Array([1, 0]), limit: 5 }),
+        invalidArgument(/3.*2|2.*3/),
+      );
+      assert.throws(
+        () => store.addVectors("v", [clipVector("v", 0, [1, 0, 0, 0], imageSpace), clipVector("v", 0, [1, 0], imageSpace)]),
+        invalidArgument(/4.*2|2.*4/),
+        "two dimensions in one new space",
+      );
+      assert.throws(() => store.addVectors("v", [clipVector("v", 0, [1, 0, 0, 0, 0])]), invalidArgument(/3.*5|5.*3/));
+      assert.throws(
+        () => store.commitVideo({ ...sampleVideo("w", ["a"]), vectors: [clipVector("w", 0, [1, 0])] }),
+        invalidArgument(/3.*2|2.*3/),
+      );
+      assert.equal(store.getVideo("w"), undefined, "the commit rolled back");
+      assert.deepEqual(store.vectorSpaces(), [{ space: textSpace, dimensions: 3, count: 1 }], "nothing half-written");
+      assert.throws(
+        () => store.searchVectors({ space: textSpace, vector: new Float32Array([0, 0, 0]), limit: 5 }),
+        invalidArgument(/zero/),
+      );
+      assert.throws(
+        () => store.searchVectors({ space: textSpace, vector: new Float32Array([1, 0, 0]), limit: Number.NaN }),
+        invalidArgument(/limit/),
+      );
+    });
+
+    withStore("vectors added to a ready video later are searchable, and adding them again changes nothing", (store) => {
+      store.commitVideo(sampleVideo("v", ["a", "b"]));
+      const records = [clipVector("v", 0, [1, 0, 0]), clipVector("v", 1, [0, 1, 0]), frameVector("v", 1, 31, [0, 1])];
+      store.addVectors("v", records);
+      store.addVectors("v", records);
+      assert.equal(store.vectorCount("v"), 3);
+      store.addVectors("v", [clipVector("v", 1, [1, 0.01, 0]), frameVector("v", 1, 32, [0, 1])]);
+      assert.equal(store.vectorCount("v"), 4, "a new time is a new frame; the same clip is replaced");
+      const matches = store.searchVectors({ space: textSpace, vector: new Float32Array([1, 0.01, 0]), limit: 1 });
+      assert.deepEqual(matches.map((match) => match.clipIndex), [1], "the replaced vector is the one searched");
+      assert.throws(
+        () => store.addVectors("missing", [clipVector("missing", 0, [1, 0, 0])]),
+        (error: unknown) => (error as { code?: string }).code === "VIDEO_NOT_FOUND",
+      );
+      store.saveStage("pending", { stage: "probe", key: "k", output: null });
+      assert.throws(
+        () => store.addVectors("pending", [clipVector("pending", 0, [1, 0, 0])]),
+        (error: unknown) => (error as { code?: string }).code === "VIDEO_NOT_FOUND",
+        "a pending video is not there yet",
+      );
+      assert.throws(() => store.addVectors("v", [clipVector("other", 0, [1, 0, 0])]), invalidArgument(/other/));
+      assert.equal(store.vectorCount(), 4);
     });
   });
 }

@@ -10,6 +10,7 @@ import { after, test } from "node:test";
 import Database from "better-sqlite3";
 import { VideoRagError } from "../../spec/index.js";
 import { runStoreConformance, sampleVideo } from "../store-conformance.js";
+import { schemaVersion } from "./sqlite-schema.js";
 import { openSqliteStore } from "./sqlite-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "videorag-store-"));
@@ -34,7 +35,7 @@ test("the schema version is recorded, and a file from a newer version is refused
   const path = freshPath();
   openSqliteStore(path).close();
   const raw = new Database(path);
-  assert.equal(raw.pragma("user_version", { simple: true }), 1);
+  assert.equal(raw.pragma("user_version", { simple: true }), schemaVersion);
   raw.pragma("user_version = 99");
   raw.close();
   assert.throws(() => openSqliteStore(path), (error: unknown) => {
@@ -43,6 +44,109 @@ test("the schema version is recorded, and a file from a newer version is refused
     assert.match(error.message, /newer/);
     return true;
   });
+});
+
+/** The version 1 schema exactly as the first release wrote it; frozen here, so a changed migration cannot hide. */
+const schemaV1 = `
+CREATE TABLE videos (key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'ready')), path TEXT, title TEXT,
+  kind TEXT CHECK (kind IN ('media', 'transcript')), duration_seconds REAL, size_bytes INTEGER, width INTEGER,
+  height INTEGER, has_audio INTEGER, has_video INTEGER, times_estimated INTEGER, ingested_at TEXT, clip_count INTEGER,
+  fingerprint TEXT);
+CREATE INDEX videos_by_status ON videos (status, ingested_at);
+CREATE TABLE clips (key INTEGER PRIMARY KEY, video_key INTEGER NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  clip_index INTEGER NOT NULL, start_second REAL NOT NULL, end_second REAL NOT NULL, transcript TEXT NOT NULL,
+  screen TEXT NOT NULL, visual TEXT NOT NULL, UNIQUE (video_key, clip_index));
+CREATE TABLE segments (video_key INTEGER NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  start_second REAL NOT NULL, end_second REAL NOT NULL, text TEXT NOT NULL, source TEXT NOT NULL);
+CREATE INDEX segments_by_time ON segments (video_key, start_second);
+CREATE TABLE frames (video_key INTEGER NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  time_second REAL NOT NULL, hash TEXT);
+CREATE INDEX frames_by_time ON frames (video_key, time_second);
+CREATE TABLE stages (video_key INTEGER NOT NULL REFERENCES videos (key) ON DELETE CASCADE, stage TEXT NOT NULL,
+  key TEXT NOT NULL, output TEXT NOT NULL, PRIMARY KEY (video_key, stage));
+CREATE VIRTUAL TABLE clip_fts USING fts5 (transcript, screen, visual, video,
+  tokenize = 'porter unicode61 remove_diacritics 2', content = '', contentless_delete = 1);
+CREATE VIRTUAL TABLE video_fts USING fts5 (transcript, screen, visual, video,
+  tokenize = 'porter unicode61 remove_diacritics 2', content = '', contentless_delete = 1);
+`;
+
+test("a library written with schema 1 opens, keeps its videos and gains vectors", () => {
+  const path = freshPath();
+  const old = new Database(path);
+  old.exec(schemaV1);
+  old.prepare(`INSERT INTO videos (key, id, status, path, title, kind, duration_seconds, size_bytes, has_audio, has_video,
+      times_estimated, ingested_at, clip_count, fingerprint)
+    VALUES (1, 'old', 'ready', '/videos/old.mp4', 'Old', 'media', 30, 1000, 1, 1, 0, '2024-01-01T00:00:00.000Z', 1, 'sha')`).run();
+  old.prepare(`INSERT INTO clips (key, video_key, clip_index, start_second, end_second, transcript, screen, visual)
+    VALUES (1, 1, 0, 0, 30, 'an heirloom sentence', '', '')`).run();
+  old.prepare(`INSERT INTO clip_fts (rowid, transcript, screen, visual, video) VALUES (1, 'an heirloom sentence', '', '', 'k1')`).run();
+  old.pragma("user_version = 1");
+  old.close();
+
+  const store = openSqliteStore(path);
+  assert.equal(store.getVideo("old")?.title, "Old");
+  assert.equal(store.searchClips({ terms: [{ text: "heirloom", weight: 1 }], limit: 5 })[0]?.videoId, "old");
+  assert.deepEqual(store.vectorSpaces(), []);
+  const vector = new Float32Array([0.6, 0.8]);
+  store.addVectors("old", [{ space: "text:m", owner: "clip", videoId: "old", clipIndex: 0, vector }]);
+  const [match] = store.searchVectors({ space: "text:m", vector, limit: 5 });
+  assert.deepEqual(match, { videoId: "old", clipIndex: 0, distance: 0 });
+  assert.equal(store.removeVideo("old"), true, "the new vectors table cascades with the old videos table");
+  store.close();
+  const raw = new Database(path);
+  assert.equal(raw.pragma("user_version", { simple: true }), schemaVersion);
+  raw.close();
+});
+
+test("vectors are stored as float32 bytes and survive reopening", () => {
+  const path = freshPath();
+  const first = openSqliteStore(path);
+  const vector = new Float32Array([0.1, -2.5, 3e-7, 1]);
+  first.commitVideo({
+    ...sampleVideo("v", ["words"]),
+    vectors: [{ space: "text:m", owner: "frame", videoId: "v", clipIndex: 0, timeSecond: 12.5, vector }],
+  });
+  first.close();
+  const raw = new Database(path, { readonly: true });
+  const stored = raw.prepare(`SELECT vector FROM vectors`).pluck().get() as Buffer;
+  raw.close();
+  assert.equal(stored.length, 16);
+  assert.deepEqual(new Float32Array(stored.buffer.slice(stored.byteOffset, stored.byteOffset + stored.length)), vector);
+  const second = openSqliteStore(path);
+  const [match, ...rest] = second.searchVectors({ space: "text:m", vector, limit: 5 });
+  assert.deepEqual({ ...match, distance: undefined }, { videoId: "v", clipIndex: 0, timeSecond: 12.5, distance: undefined });
+  assert.ok((match?.distance ?? 1) < 1e-6);
+  assert.deepEqual(rest, []);
+  assert.deepEqual(second.vectorSpaces(), [{ space: "text:m", dimensions: 4, count: 1 }]);
+  second.close();
+});
+
+test("without sqlite-vec the library opens and works, and only vector search fails, naming the package", () => {
+  const store = openSqliteStore(freshPath(), {
+    loadVectorExtension: () => {
+      throw new Error("Cannot find module 'sqlite-vec'");
+    },
+  });
+  try {
+    const vector = new Float32Array([1, 0]);
+    store.commitVideo({
+      ...sampleVideo("v", ["plain words"]),
+      vectors: [{ space: "text:m", owner: "clip", videoId: "v", clipIndex: 0, vector }],
+    });
+    assert.equal(store.searchClips({ terms: [{ text: "plain", weight: 1 }], limit: 5 })[0]?.videoId, "v");
+    assert.equal(store.vectorCount("v"), 1, "vectors are kept, to be searched once the package is installed");
+    assert.throws(() => store.searchVectors({ space: "text:m", vector, limit: 5 }), (error: unknown) => {
+      assert.ok(VideoRagError.isInstance(error));
+      assert.equal(error.code, "STORE_FAILED");
+      assert.match(error.message, /sqlite-vec/);
+      return true;
+    });
+    assert.equal(store.removeVideo("v"), true);
+    assert.equal(store.vectorCount(), 0);
+  } finally {
+    store.close();
+  }
 });
 
 test("a path that cannot be opened fails with STORE_FAILED naming it", () => {

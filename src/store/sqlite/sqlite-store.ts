@@ -1,7 +1,9 @@
-// The default Store: one SQLite file (WAL) with metadata tables, resumable stage rows and two FTS5 indexes for BM25,
-// one over clip documents and one over whole videos.
+// The default Store: one SQLite file (WAL) with metadata tables, resumable stage rows, two FTS5 indexes for BM25 (one
+// over clip documents, one over whole videos) and a table of embedding vectors searched with sqlite-vec.
 
+import { createRequire } from "node:module";
 import Database from "better-sqlite3";
+import type * as SqliteVec from "sqlite-vec";
 import { VideoRagError } from "../../spec/index.js";
 import type {
   ClipDocument,
@@ -11,6 +13,10 @@ import type {
   SegmentSource,
   StageRecord,
   Store,
+  VectorMatch,
+  VectorQuery,
+  VectorRecord,
+  VectorSpace,
   Video,
   VideoContent,
   VideoMatch,
@@ -20,6 +26,18 @@ import { migrate } from "./sqlite-schema.js";
 export interface SqliteStoreOptions {
   /** How long a write waits for another process's write to finish before failing with STORE_LOCKED; default 5000. */
   busyTimeoutMs?: number;
+  /**
+   * Loads sqlite-vec into the connection; defaults to the `sqlite-vec` package. When it throws, the library still opens
+   * and works, and only `searchVectors` fails (tests pass a failing loader to check that).
+   */
+  loadVectorExtension?: (db: { loadExtension(file: string): void }) => void;
+}
+
+const requireModule = createRequire(import.meta.url);
+
+/** sqlite-vec is required when a library opens, not imported, so that a missing package breaks vector search only. */
+function loadSqliteVec(db: { loadExtension(file: string): void }): void {
+  (requireModule("sqlite-vec") as typeof SqliteVec).load(db);
 }
 
 /** Field weights when a query names none. Screen text (OCR) and visual words are noisier than what was said. */
@@ -55,6 +73,44 @@ interface ClipRow {
   transcript: string;
   screen: string;
   visual: string;
+}
+
+interface SpaceRow {
+  key: number;
+  dimensions: number;
+}
+
+type VectorRow = [videoKey: number, clipIndex: number, timeSecond: number | null, distance: number | null];
+
+/** The float32 bytes of a vector, as stored and as sqlite-vec reads them (no copy). */
+const vectorBytes = (vector: Float32Array): Buffer => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+
+/** Throws ARGUMENT_INVALID unless the vector is a non-empty Float32Array of finite numbers. */
+function checkVector(vector: unknown, what: string): asserts vector is Float32Array {
+  if (!(vector instanceof Float32Array) || vector.length === 0 || !vector.every(Number.isFinite)) {
+    throw new VideoRagError("ARGUMENT_INVALID", `${what} must be a non-empty Float32Array of finite numbers`);
+  }
+}
+
+/** Throws ARGUMENT_INVALID for a record that does not belong to the video or cannot be keyed. */
+function checkRecord(record: VectorRecord, videoId: string): void {
+  const where = `a vector in space "${record.space}" for ${record.videoId} clip ${record.clipIndex}`;
+  if (record.videoId !== videoId) {
+    throw new VideoRagError("ARGUMENT_INVALID", `${where} was given for video ${videoId}`);
+  }
+  if (typeof record.space !== "string" || record.space === "") {
+    throw new VideoRagError("ARGUMENT_INVALID", `a vector for ${videoId} has no space name`);
+  }
+  if (record.owner !== "clip" && record.owner !== "frame") {
+    throw new VideoRagError("ARGUMENT_INVALID", `${where} has owner ${String(record.owner)}, not "clip" or "frame"`);
+  }
+  if (!Number.isInteger(record.clipIndex) || record.clipIndex < 0) {
+    throw new VideoRagError("ARGUMENT_INVALID", `${where} needs a clip index that is an integer ≥ 0`);
+  }
+  if (record.timeSecond !== undefined && !(Number.isFinite(record.timeSecond) && record.timeSecond >= 0)) {
+    throw new VideoRagError("ARGUMENT_INVALID", `${where} has a time that is not a number of seconds ≥ 0`);
+  }
+  checkVector(record.vector, where);
 }
 
 /** The FTS5 token naming a video in the `video` column of both indexes. */
@@ -112,7 +168,13 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   } catch (error) {
     throw storeError(error, `cannot open the library ${path}`, path);
   }
-  return new SqliteStore(db, path);
+  let vectorSearchUnavailable: string | undefined;
+  try {
+    (options.loadVectorExtension ?? loadSqliteVec)(db);
+  } catch (error) {
+    vectorSearchUnavailable = error instanceof Error ? error.message : String(error);
+  }
+  return new SqliteStore(db, path, vectorSearchUnavailable);
 }
 
 type MatchRow = [key: number, score: number];
@@ -125,6 +187,8 @@ class SqliteStore implements Store {
   constructor(
     private readonly db: Database.Database,
     private readonly path: string,
+    /** Why sqlite-vec could not be loaded, when it could not. */
+    private readonly vectorSearchUnavailable?: string,
   ) {
     const videoColumns = `key, id, status, path, title, kind, duration_seconds, size_bytes, width, height, has_audio,
       has_video, times_estimated, ingested_at, clip_count, fingerprint`;
@@ -171,6 +235,19 @@ class SqliteStore implements Store {
       videoIdsByKeys: db.prepare(`SELECT key, id FROM videos WHERE status = 'ready' AND key IN (SELECT value FROM json_each(?))`),
       clipCount: db.prepare(`SELECT count(*) FROM clips`).pluck(),
       clipTermCount: db.prepare(`SELECT count(*) FROM clip_fts WHERE clip_fts MATCH ?`).pluck(),
+      spaceByName: db.prepare(`SELECT key, dimensions FROM vector_spaces WHERE name = ?`),
+      insertSpace: db.prepare(`INSERT INTO vector_spaces (name, dimensions) VALUES (?, ?) RETURNING key`).pluck(),
+      upsertVector: db.prepare(`INSERT INTO vectors (space_key, video_key, owner, clip_index, time_second, vector)
+        VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (video_key, space_key, owner, clip_index, ifnull(time_second, -1)) DO UPDATE SET vector = excluded.vector`),
+      deleteVectors: db.prepare(`DELETE FROM vectors WHERE video_key = ?`),
+      pruneSpaces: db.prepare(`DELETE FROM vector_spaces
+        WHERE NOT EXISTS (SELECT 1 FROM vectors WHERE space_key = vector_spaces.key)`),
+      vectorSpaces: db.prepare(`SELECT s.name AS space, s.dimensions, count(*) AS count
+        FROM vector_spaces s JOIN vectors x ON x.space_key = s.key GROUP BY s.key ORDER BY s.name`),
+      vectorCount: db.prepare(`SELECT count(*) FROM vectors`).pluck(),
+      videoVectorCount: db.prepare(`SELECT count(*) FROM vectors x JOIN videos v ON v.key = x.video_key
+        WHERE v.id = ? AND v.status = 'ready'`).pluck(),
     };
   }
 
@@ -194,6 +271,35 @@ class SqliteStore implements Store {
     this.statements.deleteClips.run(videoKey);
     this.statements.deleteSegments.run(videoKey);
     this.statements.deleteFrames.run(videoKey);
+    this.statements.deleteVectors.run(videoKey);
+    this.statements.pruneSpaces.run();
+  }
+
+  /**
+   * Writes a video's vectors inside the caller's transaction, creating spaces on first use. A vector whose dimension
+   * differs from its space's is ARGUMENT_INVALID, which rolls back the whole transaction.
+   */
+  private writeVectors(videoKey: number, videoId: string, records: VectorRecord[]): void {
+    const spaces = new Map<string, SpaceRow>();
+    for (const record of records) {
+      checkRecord(record, videoId);
+      let space = spaces.get(record.space) ?? (this.statements.spaceByName.get(record.space) as SpaceRow | undefined);
+      if (!space) {
+        const dimensions = record.vector.length;
+        space = { key: this.statements.insertSpace.get(record.space, dimensions) as number, dimensions };
+      }
+      spaces.set(record.space, space);
+      if (record.vector.length !== space.dimensions) {
+        throw new VideoRagError(
+          "ARGUMENT_INVALID",
+          `space "${record.space}" holds ${space.dimensions}-dimensional vectors; ${videoId} clip ${record.clipIndex} ` +
+            `brought one with ${record.vector.length} dimensions`,
+        );
+      }
+      this.statements.upsertVector.run(
+        space.key, videoKey, record.owner, record.clipIndex, record.timeSecond ?? null, vectorBytes(record.vector),
+      );
+    }
   }
 
   listVideos(): Video[] {
@@ -299,7 +405,91 @@ class SqliteStore implements Store {
           this.statements.insertSegment.run(key, segment.startSecond, segment.endSecond, segment.text, segment.source);
         }
         for (const frame of content.frames) this.statements.insertFrame.run(key, frame.timeSecond, frame.hash ?? null);
+        this.writeVectors(key, video.id, content.vectors ?? []);
       }).immediate(),
+    );
+  }
+
+  addVectors(videoId: string, records: VectorRecord[]): void {
+    this.guard(`cannot add vectors to ${videoId}`, () =>
+      this.db.transaction(() => {
+        const row = this.readyRow(videoId);
+        if (!row) throw new VideoRagError("VIDEO_NOT_FOUND", `no video ${videoId} to add vectors to`, { subject: videoId });
+        this.writeVectors(row.key, videoId, records);
+      }).immediate(),
+    );
+  }
+
+  searchVectors(query: VectorQuery): VectorMatch[] {
+    return this.guard("cannot search vectors", () => {
+      if (this.vectorSearchUnavailable !== undefined) {
+        throw new VideoRagError(
+          "STORE_FAILED",
+          `vector search needs the sqlite-vec package, which could not be loaded (${this.vectorSearchUnavailable}); ` +
+            "install it with `npm install sqlite-vec`",
+          { subject: this.path },
+        );
+      }
+      if (!(query.limit >= 0) || !Number.isFinite(query.limit)) {
+        throw new VideoRagError("ARGUMENT_INVALID", "a vector search needs a limit ≥ 0");
+      }
+      checkVector(query.vector, "the query vector");
+      // A zero vector has no direction: sqlite-vec gives NULL for its cosine distance to anything.
+      if (query.vector.every((value) => value === 0)) {
+        throw new VideoRagError("ARGUMENT_INVALID", "the query vector is all zeros, so no cosine distance can be taken");
+      }
+      const space = this.statements.spaceByName.get(query.space) as SpaceRow | undefined;
+      if (!space) return [];
+      if (space.dimensions !== query.vector.length) {
+        throw new VideoRagError(
+          "ARGUMENT_INVALID",
+          `space "${query.space}" holds ${space.dimensions}-dimensional vectors; the query vector has ` +
+            `${query.vector.length} dimensions`,
+        );
+      }
+      const limit = Math.floor(query.limit);
+      if (limit === 0) return [];
+      const parameters: (number | string | Buffer)[] = [vectorBytes(query.vector), space.key];
+      let filters = "";
+      if (query.owner !== undefined) {
+        filters += " AND owner = ?";
+        parameters.push(query.owner);
+      }
+      if (query.videoIds) {
+        filters += ` AND video_key IN (SELECT key FROM videos WHERE status = 'ready' AND id IN (SELECT value FROM json_each(?)))`;
+        parameters.push(JSON.stringify(query.videoIds));
+      }
+      // Stored zero vectors have a NULL distance: sorted last, then dropped. Filtering them in WHERE would compute every
+      // distance twice.
+      const statement = this.prepareSearch(
+        `SELECT video_key, clip_index, time_second, vec_distance_cosine(vector, ?) AS distance FROM vectors
+          WHERE space_key = ?${filters} ORDER BY distance NULLS LAST, key LIMIT ?`,
+      );
+      const rows = (statement.all(...parameters, limit) as VectorRow[]).filter((row) => row[3] !== null);
+      if (rows.length === 0) return [];
+      const videos = this.statements.videoIdsByKeys.all(JSON.stringify([...new Set(rows.map((row) => row[0]))])) as {
+        key: number;
+        id: string;
+      }[];
+      const ids = new Map(videos.map((video) => [video.key, video.id]));
+      return rows.flatMap(([videoKey, clipIndex, timeSecond, distance]) => {
+        const videoId = ids.get(videoKey);
+        if (videoId === undefined || distance === null) return [];
+        const match: VectorMatch = { videoId, clipIndex, ...(timeSecond === null ? {} : { timeSecond }), distance };
+        return [match];
+      });
+    });
+  }
+
+  vectorSpaces(): VectorSpace[] {
+    return this.guard("cannot list vector spaces", () => this.statements.vectorSpaces.all() as VectorSpace[]);
+  }
+
+  vectorCount(videoId?: string): number {
+    return this.guard("cannot count vectors", () =>
+      videoId === undefined
+        ? (this.statements.vectorCount.get() as number)
+        : (this.statements.videoVectorCount.get(videoId) as number),
     );
   }
 
