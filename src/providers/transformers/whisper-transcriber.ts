@@ -1,0 +1,151 @@
+// Speech recognition with a Whisper model run by transformers.js, with segment timestamps.
+// The pipeline wants the whole signal as one Float32Array, and an hour of 16 kHz audio is 230 MB of floats, so the file
+// is fed in blocks of about five minutes cut at the quietest moment near each boundary; the pipeline cuts each block
+// into its own 30 s windows, and segment times are shifted back onto the file's clock.
+
+import { open } from "node:fs/promises";
+import type { AutomaticSpeechRecognitionOutput } from "@huggingface/transformers";
+import { VideoRagError } from "../../spec/errors.js";
+import type { Warning } from "../../spec/model.js";
+import type { Transcriber, TranscriptSegment } from "../../spec/providers.js";
+import { extractWav, readFrameEnergies, readWavLayout } from "../../media/index.js";
+import { lazy, loadPretrained, modelSource, throwIfAborted, type TransformersProviderOptions } from "./load-pretrained.js";
+
+export type WhisperTranscriberOptions = TransformersProviderOptions;
+
+const sampleRate = 16_000;
+// 10 ms energy frames, as the lite transcriber uses to find pauses.
+const frameSamples = 160;
+const blockSeconds = 300;
+// A block boundary moves back by up to this much to land in a pause rather than inside a word.
+const boundarySearchSeconds = 20;
+// The quietest stretch of this length wins; 200 ms is about the shortest pause between phrases.
+const pauseFrames = 20;
+const wavHeaderBytes = 44;
+
+// Whisper's languages (openai/whisper tokenizer.py), for the multilingual checkpoints.
+const whisperLanguages = (
+  "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la mi ml cy sk te " +
+  "fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be tg sd gu am yi lo uz fo ht ps " +
+  "tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su yue"
+).split(" ");
+
+/** Creates a Transcriber over a Whisper model; nothing is read until the first call. */
+export function createWhisperTranscriber(options: WhisperTranscriberOptions = {}): Transcriber {
+  const source = modelSource(options, "Xenova/whisper-base.en");
+  const recognizer = lazy(() =>
+    loadPretrained(source, (transformers, pretrained) =>
+      transformers.pipeline("automatic-speech-recognition", source.model, pretrained),
+    ),
+  );
+  return {
+    id: `transformers:${source.model}`,
+    capabilities: {
+      languages: source.model.endsWith(".en") ? ["en"] : whisperLanguages,
+      maxConcurrency: 1,
+      timestamps: "segment",
+    },
+    async transcribe(wavPath, transcribeOptions = {}) {
+      const { signal, onProgress } = transcribeOptions;
+      const warnings: Warning[] = [];
+      throwIfAborted(signal, "speech recognition");
+      const file = await open(wavPath, "r").catch((error: unknown) => {
+        throw new VideoRagError("INPUT_NOT_FOUND", `cannot read ${wavPath}`, { cause: error, subject: wavPath });
+      });
+      try {
+        const layout = await readWavLayout(file, wavPath);
+        if (layout.sampleRate !== sampleRate || layout.channels !== 1 || layout.bitsPerSample !== 16) {
+          throw new VideoRagError(
+            "INPUT_UNSUPPORTED",
+            `expected a 16 kHz mono 16-bit PCM WAV file, got ${layout.sampleRate} Hz, ${layout.channels} channel(s), ${layout.bitsPerSample}-bit`,
+            { subject: wavPath },
+          );
+        }
+        const totalSamples = Math.floor(layout.dataBytes / 2);
+        const totalSeconds = totalSamples / sampleRate;
+        onProgress?.(0, totalSeconds);
+        if (totalSamples < frameSamples) return { segments: [], warnings };
+
+        const recognize = await recognizer();
+        const energies = await readFrameEnergies(file, layout, frameSamples);
+        const segments: TranscriptSegment[] = [];
+        for (const block of planBlocks(energies, totalSamples)) {
+          throwIfAborted(signal, "speech recognition");
+          const wav = await extractWav(file, layout, block.startSample, block.endSample);
+          const audio = pcmToFloat(wav.subarray(wavHeaderBytes));
+          const output = await recognize(audio, { return_timestamps: true, chunk_length_s: 30 });
+          segments.push(...toSegments(output, block.startSample / sampleRate, block.endSample / sampleRate));
+          onProgress?.(block.endSample / sampleRate, totalSeconds);
+        }
+        return { segments, warnings };
+      } finally {
+        await file.close();
+      }
+    },
+  };
+}
+
+/** A stretch of the file fed to the pipeline in one call, in samples. */
+export interface AudioBlock {
+  startSample: number;
+  endSample: number;
+}
+
+/**
+ * Cuts the audio into blocks of about `blockSeconds`, each boundary moved back into the quietest 200 ms of the preceding
+ * `boundarySearchSeconds`. `energies` holds one value per 10 ms frame (readFrameEnergies).
+ */
+export function planBlocks(energies: Float64Array, totalSamples: number): AudioBlock[] {
+  const blocks: AudioBlock[] = [];
+  const blockFrames = (blockSeconds * sampleRate) / frameSamples;
+  const searchFrames = (boundarySearchSeconds * sampleRate) / frameSamples;
+  let startFrame = 0;
+  // The last block may run up to a third longer rather than leave a short tail.
+  while (energies.length - startFrame > blockFrames * (4 / 3)) {
+    const latest = startFrame + blockFrames;
+    let bestFrame = latest;
+    let bestEnergy = Number.POSITIVE_INFINITY;
+    for (let first = latest - searchFrames; first + pauseFrames <= latest; first += 1) {
+      let sum = 0;
+      for (let frame = first; frame < first + pauseFrames; frame += 1) sum += energies[frame] ?? 0;
+      if (sum < bestEnergy) {
+        bestEnergy = sum;
+        bestFrame = first + pauseFrames / 2;
+      }
+    }
+    blocks.push({ startSample: startFrame * frameSamples, endSample: bestFrame * frameSamples });
+    startFrame = bestFrame;
+  }
+  blocks.push({ startSample: startFrame * frameSamples, endSample: totalSamples });
+  return blocks;
+}
+
+/** Whisper's chunks as segments on the file's clock; empty and bracketed non-speech ("[BLANK_AUDIO]", "(music)") dropped. */
+export function toSegments(
+  output: AutomaticSpeechRecognitionOutput,
+  offsetSecond: number,
+  blockEndSecond: number,
+): TranscriptSegment[] {
+  const segments: TranscriptSegment[] = [];
+  const whole = { timestamp: [0, blockEndSecond - offsetSecond] as [number, number], text: output.text };
+  for (const chunk of output.chunks ?? [whole]) {
+    const text = chunk.text.trim();
+    if (!text || /^(\[[^\]]*\]|\([^)]*\))$/.test(text)) continue;
+    // The last chunk of a window can come back without an end time (null) when the speech runs past it.
+    const [start, end] = chunk.timestamp as [number | null, number | null];
+    const startSecond = Math.min(offsetSecond + (start ?? 0), blockEndSecond);
+    const endSecond = end === null || end === undefined ? blockEndSecond : Math.min(offsetSecond + end, blockEndSecond);
+    segments.push({ startSecond: round(startSecond), endSecond: round(Math.max(startSecond, endSecond)), text });
+  }
+  return segments;
+}
+
+function pcmToFloat(pcm: Buffer): Float32Array {
+  const samples = new Float32Array(Math.floor(pcm.length / 2));
+  for (let index = 0; index < samples.length; index += 1) samples[index] = pcm.readInt16LE(index * 2) / 32768;
+  return samples;
+}
+
+function round(second: number): number {
+  return Math.round(second * 1000) / 1000;
+}
