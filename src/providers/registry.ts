@@ -3,6 +3,8 @@
 // back to the lite profile.
 
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { ModelsConfig, VideoRagConfig } from "../config/index.js";
 import type {
   Detector,
@@ -91,15 +93,14 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
     choice.warnings.push({ type: "fallback", feature: label, detail: `${reason}; ${fallbacks[stage]}` });
     choice.summary.push(`${label}: off (${reason})`);
   };
-  const local = (name: string): boolean => {
-    try {
-      requireModel(dir, name);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  // A model the manifest knows is present when all its files are; any other Hugging Face name when its folder has a
+  // config.json (transformers.js reads the rest on load and says what is missing).
   const missingLocal = (name: string): string => {
+    if (!findManifestModel(name)) {
+      return existsSync(join(dir, name, "config.json"))
+        ? ""
+        : `model "${name}" is not in ${dir} (no ${join(name, "config.json")}); copy its Hugging Face files there, or set allowDownloads`;
+    }
     try {
       requireModel(dir, name);
       return "";
@@ -107,6 +108,7 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
       return VideoRagError.isInstance(error) ? error.message : String(error);
     }
   };
+  const local = (name: string): boolean => missingLocal(name) === "";
 
   // Screen text.
   const ocr = models.ocr;

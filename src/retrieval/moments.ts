@@ -89,8 +89,11 @@ function describe(
   const best = Math.max(0, ...scored.map((item) => item.score));
   const matching = scored.filter((item) => item.score > 0 && item.score >= best / 2);
   if (matching.length > 0) {
+    // On a tie the narrower segment wins: "bicycle" seen from 12 s to 18 s places the moment better than a caption
+    // of the whole clip that also says bicycle.
+    const span = (item: { segment: { startSecond: number; endSecond: number } }): number => item.segment.endSecond - item.segment.startSecond;
     const chosen = [...matching]
-      .sort((a, b) => b.score - a.score || a.position - b.position)
+      .sort((a, b) => b.score - a.score || span(a) - span(b) || a.position - b.position)
       .slice(0, maxSnippetSentences)
       .sort((a, b) => a.position - b.position);
     const share = Math.floor(maxSnippetChars / chosen.length);
