@@ -8,7 +8,7 @@ import { buildEvidence, extractiveAnswer, streamLlmAnswer } from "./answer/index
 import type { VideoRagConfig } from "./config/index.js";
 import { expandInputs, ingestMediaFile, ingestTranscripts, summarize } from "./ingest/index.js";
 import type { IngestOptions, IngestReport, IngestResult } from "./ingest/index.js";
-import { encodeJpeg, sampleRgbFrames } from "./media/rgb-frames.js";
+import { encodeJpeg, sampleRgbFrames } from "./media/index.js";
 import { chooseProviders, liteConfig, type ProviderChoice } from "./providers/registry.js";
 import { analyzeText, rankVideos, searchMultimodal, termKey } from "./retrieval/index.js";
 import { VideoRagError, toVideoRagError } from "./spec/index.js";

@@ -2,7 +2,7 @@
 // and each clip's frames (up to ten) with its transcript go to the vision-language model for a caption. One decode,
 // frames streamed, so memory stays at one clip's frames.
 
-import { encodeJpeg, sampleRgbFrames } from "../media/rgb-frames.js";
+import { encodeJpeg, sampleRgbFrames } from "../media/index.js";
 import type { MediaInfo } from "../media/index.js";
 import type { Detector, ImageTextEncoder, LanguageModel, RgbImage, Tagger } from "../spec/index.js";
 import type { ClipSpan } from "./clip-documents.js";

@@ -24,3 +24,4 @@ export {
   type SubtitleResult,
   type ReadSubtitlesOptions,
 } from "./subtitles.js";
+export { encodeJpeg, fitWithin, sampleRgbFrames, type TimedRgbImage } from "./rgb-frames.js";
