@@ -6,7 +6,7 @@ import { encodeJpeg, sampleRgbFrames } from "../media/index.js";
 import type { MediaInfo } from "../media/index.js";
 import type { Detector, ImageTextEncoder, LanguageModel, RgbImage, Tagger } from "../spec/index.js";
 import type { ClipSpan } from "./clip-documents.js";
-import { spreadEvenly, type FrameLabels } from "./visual-words.js";
+import { readableLabel, spreadEvenly, type FrameLabels } from "./visual-words.js";
 
 export interface VisualModels {
   detector?: Detector;
@@ -99,10 +99,11 @@ export async function extractVisual(
     batch.forEach((frame, index) => {
       const counts = new Map<string, { count: number; score: number }>();
       for (const detection of detections?.[index] ?? []) {
-        const entry = counts.get(detection.label) ?? { count: 0, score: 0 };
+        const label = readableLabel(detection.label);
+        const entry = counts.get(label) ?? { count: 0, score: 0 };
         entry.count++;
         entry.score = Math.max(entry.score, detection.score);
-        counts.set(detection.label, entry);
+        counts.set(label, entry);
       }
       stage.frames.push({
         timeSecond: frame.timeSecond ?? 0,

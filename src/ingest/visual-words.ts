@@ -29,8 +29,32 @@ const synonyms: Record<string, string> = {
   bus: "vehicle",
 };
 
+/** Some COCO label files join multi-word names ("cellphone"); people search for the words. */
+const compoundLabels: Record<string, string> = {
+  trafficlight: "traffic light",
+  firehydrant: "fire hydrant",
+  stopsign: "stop sign",
+  parkingmeter: "parking meter",
+  sportsball: "sports ball",
+  baseballbat: "baseball bat",
+  baseballglove: "baseball glove",
+  tennisracket: "tennis racket",
+  wineglass: "wine glass",
+  hotdog: "hot dog",
+  pottedplant: "potted plant",
+  diningtable: "dining table",
+  cellphone: "cell phone",
+  teddybear: "teddy bear",
+  hairdrier: "hair drier",
+};
+
+/** A label as people write it. */
+export function readableLabel(label: string): string {
+  return compoundLabels[label] ?? label;
+}
+
 function plural(label: string, count: number): string {
-  if (count <= 1) return `a ${label}`;
+  if (count <= 1) return `${/^[aeiou]/.test(label) ? "an" : "a"} ${label}`;
   if (label === "person") return `${count} people`;
   return `${count} ${label.endsWith("s") ? label : `${label}s`}`;
 }

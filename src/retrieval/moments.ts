@@ -97,12 +97,15 @@ function describe(
       .slice(0, maxSnippetSentences)
       .sort((a, b) => a.position - b.position);
     const share = Math.floor(maxSnippetChars / chosen.length);
+    const narrow = chosen.filter((item) => item.segment.source !== "caption");
+    const placing = narrow.length > 0 ? narrow : chosen;
     return {
       text: chosen.map((item) => trimText(item.segment.text, share)).join(" … "),
       source: [...new Set(chosen.map((item) => item.segment.source))],
-      // The moment is where the matching sentences are, not the whole clip they fell in.
-      startSecond: Math.max(moment.startSecond, Math.min(...chosen.map((item) => item.segment.startSecond))),
-      endSecond: Math.min(moment.endSecond, Math.max(...chosen.map((item) => item.segment.endSecond))),
+      // The moment is where the matching sentences are, not the whole clip they fell in; a caption describes its whole
+      // clip, so it places the moment only when nothing narrower matched.
+      startSecond: Math.max(moment.startSecond, Math.min(...placing.map((item) => item.segment.startSecond))),
+      endSecond: Math.min(moment.endSecond, Math.max(...placing.map((item) => item.segment.endSecond))),
     };
   }
   if (segments.length > 0) {
