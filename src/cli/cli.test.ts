@@ -43,8 +43,9 @@ test("ingest, search --json and list --json speak the documented shapes", { skip
   const search = JSON.parse(cli(["search", "crown jewels", "--json", "--library", library]).stdout) as { hits: Record<string, unknown>[] };
   const hit = search.hits[0];
   assert.ok(hit);
-  assert.deepEqual(Object.keys(hit).sort(), ["endSecond", "path", "score", "source", "startSecond", "text", "videoId"]);
+  assert.deepEqual(Object.keys(hit).sort(), ["endSecond", "path", "retriever", "score", "source", "startSecond", "text", "videoId"]);
   assert.match(String(hit.text), /crown jewels/);
+  assert.equal(hit.retriever, "bm25");
   assert.ok(Number(hit.startSecond) >= 4 && Number(hit.startSecond) < 5);
   const list = JSON.parse(cli(["list", "--json", "--library", library]).stdout) as { videos: Record<string, unknown>[] };
   assert.equal(list.videos[0]?.title, "friday.mp4");

@@ -268,7 +268,7 @@ async function doctorCommand(values: Values): Promise<void> {
     [
       `configuration: ${file ?? "none (lite defaults)"}${variables.length > 0 ? `; from the environment: ${variables.join(", ")}` : ""}`,
       `models folder: ${modelsDir({ modelsDir: config.modelsDir })}`,
-      ...results.map((result) => `${result.ok ? "ok  " : "--  "} ${`${result.stage}:`.padEnd(20)} ${result.provider}${result.ok && result.detail === "ready" ? "" : `\n       ${result.detail}`}`),
+      ...results.map((result) => `${result.ok ? "ok  " : "--  "} ${`${result.stage}:`.padEnd(20)} ${result.provider}${result.detail ? `\n       ${result.detail}` : ""}`),
     ].join("\n"),
   );
   if (results.some((result) => !result.ok && (result.stage === "ffmpeg" || result.stage === "ffprobe"))) process.exitCode = 4;

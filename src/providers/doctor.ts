@@ -20,6 +20,14 @@ export interface DiagnoseOptions {
   timeoutSeconds?: number;
 }
 
+/** What happens at run time when a configured server does not answer. */
+const remoteFallbacks: Record<string, string> = {
+  answers: "questions get the extractive answer with a warning",
+  captions: "ingest of videos fails at the visual stage and resumes once it answers",
+  "text vectors": "ingest fails at the embeddings stage and resumes once it answers",
+  speech: "ingest fails at the speech stage and resumes once it answers",
+};
+
 /** GET {baseUrl}/models: the cheapest request every OpenAI-compatible server answers. */
 async function probeServer(baseUrl: string, apiKey: string | undefined, timeoutSeconds: number): Promise<{ ok: boolean; detail: string }> {
   const url = `${baseUrl.replace(/\/+$/, "")}/models`;
@@ -44,7 +52,7 @@ export async function diagnose(config: VideoRagConfig, options: DiagnoseOptions 
   const results: Diagnosis[] = [];
   for (const program of ["ffmpeg", "ffprobe"]) {
     const present = await programExists(program, ["-version"]);
-    results.push({ stage: program, provider: program, ok: present, detail: present ? "installed" : "missing: apt-get install ffmpeg (nothing can be ingested without it)" });
+    results.push({ stage: program, provider: program, ok: present, detail: present ? "" : "missing: apt-get install ffmpeg (nothing can be ingested without it)" });
   }
   const choice = await chooseProviders(config, { env });
   const servers = new Map<string, Promise<{ ok: boolean; detail: string }>>();
@@ -62,14 +70,15 @@ export async function diagnose(config: VideoRagConfig, options: DiagnoseOptions 
       servers.set(baseUrl, probe);
       const reached = await probe;
       const keyNote = env[remote.apiKeyEnv] ? "" : ` (no ${remote.apiKeyEnv} set)`;
-      results.push({ stage, provider, ok: reached.ok, detail: `${reached.detail}${keyNote}` });
+      const meanwhile = reached.ok ? "" : remoteFallbacks[stage] ? `; until it answers, ${remoteFallbacks[stage]}` : "";
+      results.push({ stage, provider, ok: reached.ok, detail: `${reached.detail}${keyNote}${meanwhile}` });
       continue;
     }
     results.push({
       stage,
       provider,
       ok: !fellBack,
-      detail: fellBack ? fellBack.detail : provider.startsWith("off") ? "turned off" : "ready",
+      detail: fellBack ? fellBack.detail : "",
     });
   }
   return results;
