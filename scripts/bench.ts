@@ -1,4 +1,4 @@
-// `npm run bench [media|transcripts]`: the project's speed and quality benchmarks, printed as JSON.
+// `npm run bench [media|transcripts|detect|visual]`: the project's speed and quality benchmarks, printed as JSON.
 import { benchMedia } from "./bench-media.js";
 
 const which = process.argv[2] ?? "all";
@@ -7,5 +7,13 @@ if (which === "all" || which === "media") results.media = await benchMedia(Numbe
 if (which === "all" || which === "transcripts") {
   const { benchTranscripts } = await import("./bench-transcripts.js");
   results.transcripts = await benchTranscripts();
+}
+if (which === "all" || which === "detect") {
+  const { benchDetect } = await import("./bench-detect.js");
+  results.detect = await benchDetect();
+}
+if (which === "all" || which === "visual") {
+  const { benchVisual } = await import("./bench-visual.js");
+  results.visual = await benchVisual(Number(process.env.BENCH_RUNS ?? 3));
 }
 console.log(JSON.stringify(results, null, 2));
