@@ -33,6 +33,10 @@ const libraryOptionsSchema = z
     visual: z.boolean().default(true),
     /** The folder holding local models; overrides the configuration. */
     modelsDir: z.string().min(1).optional(),
+    /** Progress of models downloaded on first use (when the configuration allows downloads). */
+    onModelDownload: z
+      .custom<(model: string, file: string, doneBytes: number, totalBytes: number | undefined) => void>((value) => typeof value === "function")
+      .optional(),
   })
   .strict();
 
@@ -142,7 +146,12 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
   const store: Store = openSqliteStore(join(path, "library.sqlite"));
   let providerChoice: Promise<ProviderChoice> | undefined;
   const providers = (): Promise<ProviderChoice> =>
-    (providerChoice ??= chooseProviders(config, { cachePath: join(path, "model-cache.sqlite"), ocr: settings.ocr, speech: settings.speech }));
+    (providerChoice ??= chooseProviders(config, {
+      cachePath: join(path, "model-cache.sqlite"),
+      ocr: settings.ocr,
+      speech: settings.speech,
+      onDownloadProgress: settings.onModelDownload,
+    }));
 
   const find = (reference: string): Video => {
     const videos = store.listVideos();

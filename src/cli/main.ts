@@ -66,8 +66,20 @@ function print(json: boolean | undefined, data: unknown, text: () => string): vo
   console.log(json ? JSON.stringify(data, null, 2) : text());
 }
 
+/** Prints model download progress to stderr, at most twice a second per file. */
+function downloadPrinter(): (file: string, done: number, total: number | undefined) => void {
+  const last = new Map<string, number>();
+  return (file, done, total) => {
+    const now = Date.now();
+    if (now - (last.get(file) ?? 0) < 500 && done !== total) return;
+    last.set(file, now);
+    process.stderr.write(`downloading ${file}: ${megabytes(done)}${total ? ` of ${megabytes(total)}` : ""}\n`);
+  };
+}
+
 async function withLibrary<T>(values: Values, work: (library: Library) => Promise<T>): Promise<T> {
   const { config } = loadConfig({ file: values.config });
+  const printDownload = downloadPrinter();
   const library = await openLibrary({
     path: values.library,
     config,
@@ -76,6 +88,7 @@ async function withLibrary<T>(values: Values, work: (library: Library) => Promis
     ocr: !values["no-ocr"],
     speech: !values["no-speech"],
     visual: !values["no-visual"],
+    onModelDownload: (_model, file, done, total) => printDownload(file, done, total),
   });
   try {
     return await work(library);
@@ -243,15 +256,7 @@ async function modelsCommand(values: Values, args: string[]): Promise<void> {
   }
   if (action === "pull") {
     if (names.length === 0) throw new VideoRagError("ARGUMENT_INVALID", "models pull needs model names (see videorag models list)");
-    let lastLine = 0;
-    const results = await pullModels(dir, names, {
-      onProgress: (file, done, total) => {
-        const now = Date.now();
-        if (now - lastLine < 500 && done !== total) return;
-        lastLine = now;
-        process.stderr.write(`${file}: ${megabytes(done)}${total ? ` of ${megabytes(total)}` : ""}\n`);
-      },
-    });
+    const results = await pullModels(dir, names, { onProgress: downloadPrinter() });
     print(values.json, { modelsDir: dir, results }, () =>
       results.map((result) => `${result.name}: ${result.files.map((file) => `${file.path} ${file.status}`).join(", ")}`).join("\n"),
     );

@@ -49,6 +49,8 @@ export interface ChooseProvidersOptions {
   ocr?: boolean;
   speech?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** Download progress of models fetched on first use (only when the configuration allows downloads). */
+  onDownloadProgress?: (model: string, file: string, doneBytes: number, totalBytes: number | undefined) => void;
 }
 
 /** True when the program starts; its exit status does not matter (some print usage and exit 1). */
@@ -109,6 +111,12 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
     }
   };
   const local = (name: string): boolean => missingLocal(name) === "";
+  const onDownload = options.onDownloadProgress;
+  const transformersOptions = (model: string) => ({
+    modelsDir: dir,
+    allowDownload: config.allowDownloads,
+    ...(onDownload ? { onProgress: (file: string, done: number, total: number | undefined) => onDownload(model, file, done, total) } : {}),
+  });
 
   // Screen text.
   const ocr = models.ocr;
@@ -127,7 +135,7 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
     );
     choice.summary.push(`speech: ${choice.transcriber.id} (${speech.baseUrl ?? "api.openai.com"})`);
   } else if (speech?.provider === "transformers" && (config.allowDownloads || local(speech.model))) {
-    choice.transcriber = runtime.wrapTranscriber(createWhisperTranscriber({ model: speech.model, modelsDir: dir, allowDownload: config.allowDownloads }));
+    choice.transcriber = runtime.wrapTranscriber(createWhisperTranscriber({ model: speech.model, ...transformersOptions(speech.model) }));
     choice.summary.push(`speech: ${choice.transcriber.id} (transformers.js)`);
   } else if (await programExists("pocketsphinx_continuous", ["-h"])) {
     if (speech?.provider === "transformers") choice.warnings.push({ type: "fallback", feature: "speech", detail: `${missingLocal(speech.model)}; using pocketsphinx` });
@@ -171,7 +179,7 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
   const imageText = models.imageText;
   if (!imageText || imageText.provider === "off") choice.summary.push("image-text vectors: off (not configured)");
   else if (config.allowDownloads || local(imageText.model)) {
-    choice.imageText = runtime.wrapImageTextEncoder(createClipEncoder({ model: imageText.model, modelsDir: dir, allowDownload: config.allowDownloads }));
+    choice.imageText = runtime.wrapImageTextEncoder(createClipEncoder({ model: imageText.model, ...transformersOptions(imageText.model) }));
     choice.summary.push(`image-text vectors: ${choice.imageText.id} (transformers.js)`);
   } else fallback("imageText", "image-text vectors", missingLocal(imageText.model));
 
@@ -190,7 +198,7 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
     );
     choice.summary.push(`text vectors: ${choice.textEmbedder.id} (${embedder.baseUrl ?? "api.openai.com"})`);
   } else if (config.allowDownloads || local(embedder.model)) {
-    choice.textEmbedder = runtime.wrapTextEmbedder(createSentenceEmbedder({ model: embedder.model, modelsDir: dir, allowDownload: config.allowDownloads }));
+    choice.textEmbedder = runtime.wrapTextEmbedder(createSentenceEmbedder({ model: embedder.model, ...transformersOptions(embedder.model) }));
     choice.summary.push(`text vectors: ${choice.textEmbedder.id} (transformers.js)`);
   } else fallback("textEmbedder", "text vectors", missingLocal(embedder.model));
 
