@@ -198,14 +198,14 @@ export async function ingestMediaFile(
 
     const screenSettings = { version: 1, ocr: ocr?.id ?? null, frameGapSeconds: context.frameGapSeconds };
     const screen = await runStage<ScreenStage>("screen-text", screenSettings, async () => {
-      if (!media.hasVideo) return { segments: [], frames: [], ocrCount: 0 };
+      // Frames are sampled here to be read; with OCR off there is nothing to read them for.
+      if (!media.hasVideo || !ocr) return { segments: [], frames: [], ocrCount: 0 };
       const frames = await sampleFrames(path, {
         maxGapSeconds: context.frameGapSeconds,
         durationSeconds: media.durationSeconds,
         signal,
       });
       const hashes = frames.map((frame) => frameHash(frame.thumbnail));
-      if (!ocr) return { segments: [], frames: frames.map((frame, index) => ({ timeSecond: frame.timeSecond, hash: hashes[index] ?? "" })), ocrCount: 0 };
       // OCR only frames that differ from the last one read: a slide left up for a minute is read once.
       const representative: number[] = [];
       let last = -1;

@@ -1,0 +1,10 @@
+import { openLibrary } from "./src/library.ts";
+const lib = await openLibrary({ path: "/tmp/vlib", modelsDir: "/work/shared/models", ocr: false, speech: false });
+await lib.ingest(["/work/shared/media/surveillance/person-bicycle-car-detection.mp4"]);
+const hits = await lib.search("bicycle", { limit: 5 });
+console.log(JSON.stringify(hits, null, 1));
+const { openSqliteStore } = await import("./src/store/index.ts");
+lib.close();
+const store = openSqliteStore("/tmp/vlib/library.sqlite");
+const v = store.listVideos()[0]!;
+console.log(store.getSegments(v.id, 0, 40).map(s => `${s.startSecond}-${s.endSecond} ${s.source}: ${s.text}`).join("\n"));
