@@ -160,7 +160,7 @@ async function searchCommand(values: Values, words: string[]): Promise<void> {
         hits.length === 0
           ? "No matching moments."
           : hits
-              .map((hit, index) => `${index + 1}. ${formatCitation(hit)} score ${hit.score.toFixed(3)} (${[hit.retriever, ...hit.source].join(", ")})\n   ${hit.text.replace(/\s+/g, " ").slice(0, 200)}`)
+              .map((hit, index) => `${index + 1}. ${formatCitation(hit)} score ${hit.score.toPrecision(3)} (${[hit.retriever, ...hit.source].join(", ")})\n   ${hit.text.replace(/\s+/g, " ").slice(0, 200)}`)
               .join("\n"),
     );
   });

@@ -191,7 +191,7 @@ export async function ingestMediaFile(
     result.warnings.push(...speech.warnings);
     if (transcriber) result.notes.push(`speech: ${transcriber.id} (${speech.segments.length} segments)`);
     if (!media.hasAudio && subtitles.cues.length === 0) {
-      result.warnings.push({ type: "skipped", feature: "speech", detail: `${basename(path)}: no audio stream and no subtitles, only screen text is indexed` });
+      result.warnings.push({ type: "skipped", feature: "speech", detail: `${basename(path)}: no audio stream and no subtitles, only what is shown is indexed` });
     } else if (media.hasAudio && subtitles.cues.length === 0 && !context.transcriber) {
       result.warnings.push({ type: "skipped", feature: "speech", detail: `${basename(path)}: speech recognition is off and there are no subtitles` });
     }

@@ -13,7 +13,7 @@ test("each label becomes a segment over the run of frames it is seen in", () => 
   const segments = visualSegments(frames, 2, 9);
   assert.deepEqual(
     segments.map((segment) => `${segment.startSecond}-${segment.endSecond} ${segment.text}`),
-    ["0-4 person people", "2-6 bicycle bike", "8-9 person people"],
+    ["0-4 person (people)", "2-6 bicycle (bike)", "8-9 person (people)"],
   );
   assert.ok(segments.every((segment) => segment.source === "visual"));
 });
@@ -32,7 +32,7 @@ test("the template caption counts objects, names strong tags and quotes screen t
 
 test("joined COCO names read as words, with the synonyms people search for", () => {
   assert.equal(readableLabel("cellphone"), "cell phone");
-  assert.equal(labelWords("cell phone"), "cell phone phone mobile");
+  assert.equal(labelWords("cell phone"), "cell phone (phone mobile)");
   assert.equal(readableLabel("person"), "person");
 });
 

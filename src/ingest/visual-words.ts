@@ -62,7 +62,7 @@ function plural(label: string, count: number): string {
 /** The words indexed for a label: the label and its common synonyms. */
 export function labelWords(label: string): string {
   const extra = synonyms[label];
-  return extra ? `${label} ${extra}` : label;
+  return extra ? `${label} (${extra})` : label;
 }
 
 /**
