@@ -45,14 +45,13 @@ if (missing.length > 0 || fontMissing) {
   run(["apt-get", "install", "-y", "-qq", ...packages]);
 }
 
-if (!existsSync(join(root, "node_modules", "better-sqlite3"))) {
+if (!["better-sqlite3", "onnxruntime-node", "sqlite-vec"].every((name) => existsSync(join(root, "node_modules", name)))) {
   step("installing npm packages (better-sqlite3 may compile for a minute or two)");
   sh("npm", ["install", "--no-audit", "--no-fund"]);
 }
-if (!existsSync(join(root, "dist", "cli", "main.js"))) {
-  step("building");
-  sh("npm", ["run", "build"]);
-}
+// Always build: a dist/ left from an older checkout would run old code.
+step("building");
+sh("npm", ["run", "build"]);
 
 step("generating sample videos in demo-media/ (slides, narration, subtitles)");
 const { makeSampleMedia } = await import("./make-sample-media.mjs");

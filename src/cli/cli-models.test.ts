@@ -109,7 +109,7 @@ describe("with a model server", { skip: needsShared }, () => {
     const library = join(cwd, "library");
     const ingest = await cli(["ingest", "--library", library, sharedPath("media/subtitled/friday.mp4")], { cwd });
     assert.equal(ingest.status, 0, ingest.stderr);
-    assert.match(ingest.stdout, /providers: .*answers: openai:test-model/);
+    assert.match(ingest.stdout, /providers:\n(\s+.*\n)*\s+answers: openai:test-model/);
     const chunks: string[] = [];
     const result = await cli(["ask", "who is in a bad humor?", "--library", library], { cwd, onStdout: (chunk) => chunks.push(chunk) });
     assert.equal(result.status, 0, result.stderr);

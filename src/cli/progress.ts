@@ -93,7 +93,7 @@ export function formatSummary(report: IngestReport, providers: string[] = []): s
   ];
   const stages = Object.entries(report.stageSeconds).filter(([, seconds]) => (seconds ?? 0) > 0);
   if (stages.length > 0) lines.push(`  seconds per stage: ${stages.map(([stage, seconds]) => `${stage} ${(seconds ?? 0).toFixed(1)}`).join(", ")}`);
-  if (providers.length > 0) lines.push(`  providers: ${providers.join("; ")}`);
+  if (providers.length > 0) lines.push("  providers:", ...providers.map((provider) => `    ${provider}`));
   if (report.warnings.length > 0) lines.push(`  ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"} (shown above)`);
   return lines.join("\n");
 }
