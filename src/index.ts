@@ -5,3 +5,22 @@ export type { IngestEvent, IngestOptions, IngestReport, IngestResult } from "./i
 export { VideoRagError, errorCodes } from "./spec/index.js";
 export type * from "./spec/model.js";
 export type { ErrorCode } from "./spec/errors.js";
+export { loadConfig, configSchema, type VideoRagConfig, type VideoRagConfigInput, type LoadedConfig } from "./config/index.js";
+export type * from "./spec/providers.js";
+export {
+  chooseProviders,
+  createClipEncoder,
+  createMobilenetTagger,
+  createModelRuntime,
+  createOpenAiEmbedder,
+  createOpenAiLanguageModel,
+  createOpenAiTranscriber,
+  createSentenceEmbedder,
+  createWhisperTranscriber,
+  createYoloxDetector,
+  diagnose,
+  listModels,
+  modelManifest,
+  pullModels,
+  verifyModels,
+} from "./providers/index.js";

@@ -232,7 +232,9 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       const choice = await providers();
       const { llm, textEmbedder, imageText } = choice;
       const moments = await searchMultimodal(store, question, { limit: askOptions.limit ?? 8, textEmbedder, imageText, signal: askOptions.signal });
-      const retrievers = [...new Set(moments.flatMap((moment) => moment.retriever.split("+")))].join("+") || "bm25";
+      const used = new Set(moments.flatMap((moment) => moment.retriever.split("+")));
+      const models = [used.has("dense") && textEmbedder ? `dense: ${textEmbedder.id}` : "", used.has("visual") && imageText ? `visual: ${imageText.id}` : ""].filter(Boolean);
+      const retrievers = `${[...used].join("+") || "bm25"}${models.length > 0 ? ` (${models.join(", ")})` : ""}`;
       const retrieved = performance.now();
       const timings = (finished: number): Record<string, number> => ({
         retrievalMs: Math.round(retrieved - started),

@@ -57,12 +57,12 @@ export async function startOpenAiTestServer(options: OpenAiTestServerOptions = {
   const requests: RecordedRequest[] = [];
   const queue: (Fault | ReplyHandler)[] = [];
   const dimensions = options.embeddingDimensions ?? 32;
-  customReply = options.reply;
 
   const server = createServer((incoming, response) => {
     void (async () => {
       const request = await record(incoming);
       requests.push(request);
+      if (options.reply) scriptedReplies.set(request, options.reply);
       const scripted = queue.shift();
       if (typeof scripted === "function") await scripted(request, response);
       else if (scripted) await fault(scripted, request, response);
@@ -174,11 +174,13 @@ async function fault(kind: Fault, request: RecordedRequest, response: ServerResp
 
 // --- chat ------------------------------------------------------------------------------------------------------------
 
-let customReply: ((request: RecordedRequest) => string) | undefined;
+/** Each server's own reply function, found from the request it answers. */
+const scriptedReplies = new WeakMap<RecordedRequest, (request: RecordedRequest) => string>();
 
 /** The reply: the scripted one, or the last user text echoed back, naming how many images came with the request. */
 function chatText(request: RecordedRequest): string {
-  if (customReply) return customReply(request);
+  const scripted = scriptedReplies.get(request);
+  if (scripted) return scripted(request);
   const messages = (request.json.messages ?? []) as { role: string; content: string | { type: string; text?: string }[] }[];
   const lastUser = [...messages].reverse().find((message) => message.role === "user");
   const parts = typeof lastUser?.content === "string" ? [{ type: "text", text: lastUser.content }] : (lastUser?.content ?? []);
