@@ -30,8 +30,8 @@ export const configSchema = z
     library: z.string().min(1).optional(),
     /** Where local models live (ONNX files and Hugging Face folders). */
     modelsDir: z.string().min(1).optional(),
-    /** Allow downloading missing models on first use. */
-    allowDownloads: z.boolean().default(false),
+    /** Download a configured Hugging Face model that is not in the models folder (with progress), instead of falling back. */
+    allowDownloads: z.boolean().default(true),
     clipSeconds: z.number().positive().max(3600).default(30),
     frameGapSeconds: z.number().positive().max(600).default(5),
     /** One frame every this many seconds goes to the detector, tagger and image-text encoder. */

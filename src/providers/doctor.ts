@@ -54,7 +54,7 @@ export async function diagnose(config: VideoRagConfig, options: DiagnoseOptions 
     const present = await programExists(program, ["-version"]);
     results.push({ stage: program, provider: program, ok: present, detail: present ? "" : "missing: apt-get install ffmpeg (nothing can be ingested without it)" });
   }
-  const choice = await chooseProviders(config, { env });
+  const choice = await chooseProviders(config, { env, download: false });
   const servers = new Map<string, Promise<{ ok: boolean; detail: string }>>();
   for (const line of choice.summary) {
     const separator = line.indexOf(": ");

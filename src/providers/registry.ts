@@ -18,7 +18,7 @@ import type {
 } from "../spec/index.js";
 import { VideoRagError } from "../spec/index.js";
 import { createPocketsphinxTranscriber, createTesseractOcr } from "./lite/index.js";
-import { findManifestModel, modelsDir, requireModel } from "./models/index.js";
+import { findManifestModel, modelsDir, pullModels, requireModel } from "./models/index.js";
 import { createOpenAiEmbedder, createOpenAiLanguageModel, createOpenAiTranscriber } from "./openai-compatible/index.js";
 import { createMobilenetTagger, createYoloxDetector } from "./onnx/index.js";
 import { createModelCache, createModelRuntime, type ModelRuntime } from "./runtime/index.js";
@@ -49,6 +49,8 @@ export interface ChooseProvidersOptions {
   ocr?: boolean;
   speech?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** False to never download (doctor only looks); default: as the configuration's allowDownloads says. */
+  download?: boolean;
   /** Download progress of models fetched on first use (only when the configuration allows downloads). */
   onDownloadProgress?: (model: string, file: string, doneBytes: number, totalBytes: number | undefined) => void;
 }
@@ -111,6 +113,20 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
     }
   };
   const local = (name: string): boolean => missingLocal(name) === "";
+  // A configured Hugging Face model that is missing is fetched now, with progress, when downloads are allowed; a model the
+  // manifest does not know is left to transformers.js to fetch on first use. Returns why it is unavailable, or "".
+  const ensureLocal = async (name: string): Promise<string> => {
+    const missing = missingLocal(name);
+    if (!missing || !config.allowDownloads) return missing;
+    if (options.download === false) return `${missing} It will be downloaded when the library opens (allowDownloads).`;
+    if (!findManifestModel(name)) return "";
+    try {
+      await pullModels(dir, [name], { onProgress: (file, done, total) => options.onDownloadProgress?.(name, file, done, total) });
+      return "";
+    } catch (error) {
+      return VideoRagError.isInstance(error) ? error.message : String(error);
+    }
+  };
   const onDownload = options.onDownloadProgress;
   const transformersOptions = (model: string) => ({
     modelsDir: dir,
@@ -128,17 +144,18 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
 
   // Speech.
   const speech = models.transcriber;
+  const whisperMissing = speech?.provider === "transformers" && options.speech !== false ? await ensureLocal(speech.model) : undefined;
   if (options.speech === false || speech?.provider === "off") choice.summary.push("speech: off");
   else if (speech?.provider === "openai") {
     choice.transcriber = runtime.wrapTranscriber(
       createOpenAiTranscriber({ baseUrl: speech.baseUrl ?? "https://api.openai.com/v1", model: speech.model, apiKey: apiKeyReader(speech.apiKeyEnv, env) }),
     );
     choice.summary.push(`speech: ${choice.transcriber.id} (${speech.baseUrl ?? "api.openai.com"})`);
-  } else if (speech?.provider === "transformers" && (config.allowDownloads || local(speech.model))) {
+  } else if (speech?.provider === "transformers" && whisperMissing === "") {
     choice.transcriber = runtime.wrapTranscriber(createWhisperTranscriber({ model: speech.model, ...transformersOptions(speech.model) }));
     choice.summary.push(`speech: ${choice.transcriber.id} (transformers.js)`);
   } else if (await programExists("pocketsphinx_continuous", ["-h"])) {
-    if (speech?.provider === "transformers") choice.warnings.push({ type: "fallback", feature: "speech", detail: `${missingLocal(speech.model)}; using pocketsphinx` });
+    if (speech?.provider === "transformers") choice.warnings.push({ type: "fallback", feature: "speech", detail: `${whisperMissing}; using pocketsphinx` });
     choice.transcriber = runtime.wrapTranscriber(createPocketsphinxTranscriber());
     choice.summary.push(`speech: ${choice.transcriber.id} (lite)`);
   } else fallback("transcriber", "speech", "pocketsphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)");
@@ -177,14 +194,16 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
 
   // Image-text vectors.
   const imageText = models.imageText;
+  const imageTextMissing = imageText?.provider === "transformers" ? await ensureLocal(imageText.model) : undefined;
   if (!imageText || imageText.provider === "off") choice.summary.push("image-text vectors: off (not configured)");
-  else if (config.allowDownloads || local(imageText.model)) {
+  else if (imageTextMissing === "") {
     choice.imageText = runtime.wrapImageTextEncoder(createClipEncoder({ model: imageText.model, ...transformersOptions(imageText.model) }));
     choice.summary.push(`image-text vectors: ${choice.imageText.id} (transformers.js)`);
-  } else fallback("imageText", "image-text vectors", missingLocal(imageText.model));
+  } else fallback("imageText", "image-text vectors", imageTextMissing ?? "");
 
   // Dense text vectors.
   const embedder = models.textEmbedder;
+  const embedderMissing = embedder?.provider === "transformers" ? await ensureLocal(embedder.model) : undefined;
   if (!embedder || embedder.provider === "off") choice.summary.push("text vectors: off (not configured)");
   else if (embedder.provider === "openai") {
     choice.textEmbedder = runtime.wrapTextEmbedder(
@@ -197,10 +216,10 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
       }),
     );
     choice.summary.push(`text vectors: ${choice.textEmbedder.id} (${embedder.baseUrl ?? "api.openai.com"})`);
-  } else if (config.allowDownloads || local(embedder.model)) {
+  } else if (embedderMissing === "") {
     choice.textEmbedder = runtime.wrapTextEmbedder(createSentenceEmbedder({ model: embedder.model, ...transformersOptions(embedder.model) }));
     choice.summary.push(`text vectors: ${choice.textEmbedder.id} (transformers.js)`);
-  } else fallback("textEmbedder", "text vectors", missingLocal(embedder.model));
+  } else fallback("textEmbedder", "text vectors", embedderMissing ?? "");
 
   // Chat models: the captioner and the answerer.
   for (const stage of ["vision", "llm"] as const) {

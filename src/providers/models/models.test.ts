@@ -355,6 +355,18 @@ describe("pullModels against a local HTTP server", () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+  test("a server that goes quiet mid-download is MODEL_UNAVAILABLE after the stall timeout, not a hang", async () => {
+    const dir = await temporaryDir();
+    try {
+      const started = performance.now();
+      const error = await rejectsWith(pullModels(dir, ["stall"], { manifest: [entry("stall", "stall.txt")], stallTimeoutMs: 300 }), "MODEL_UNAVAILABLE");
+      assert.match(error.message, /no data for 0\.3 s/);
+      assert.ok(performance.now() - started < 5000);
+      assert.deepEqual(await readdir(join(dir, "labels")), []);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 test("with no reachable server, pull is MODEL_UNAVAILABLE naming the folder to fill by hand and the fallback", async () => {

@@ -13,6 +13,8 @@ export interface PullOptions extends ManifestOption {
   /** Called as bytes arrive; `totalBytes` is undefined when neither the manifest nor the server says. */
   onProgress?: (file: string, doneBytes: number, totalBytes: number | undefined) => void;
   signal?: AbortSignal;
+  /** Give up when no data arrives for this long; default 30 s. */
+  stallTimeoutMs?: number;
   /** The fetch to use; defaults to the global one. */
   fetch?: typeof globalThis.fetch;
 }
@@ -62,13 +64,23 @@ async function downloadFile(dir: string, model: ModelEntry, file: ModelFile, opt
   await mkdir(dirname(target), { recursive: true });
   // Same folder as the target, so the final rename is atomic; a leading dot keeps it out of casual listings.
   const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.${randomUUID().slice(0, 8)}.part`);
+  // A server that goes quiet (a firewall that drops packets, a stalled mirror) fails the download instead of hanging it.
+  const stall = new AbortController();
+  let stallTimer: NodeJS.Timeout | undefined;
+  const stallTimeoutMs = options.stallTimeoutMs ?? 30_000;
+  const armStall = (): void => {
+    clearTimeout(stallTimer);
+    stallTimer = setTimeout(() => stall.abort(new Error(`no data for ${stallTimeoutMs / 1000} s`)), stallTimeoutMs);
+  };
+  const requestSignal = signal ? AbortSignal.any([signal, stall.signal]) : stall.signal;
   try {
     let response: Response;
     try {
-      response = await fetchFile(file.url, { signal, redirect: "follow" });
+      armStall();
+      response = await fetchFile(file.url, { signal: requestSignal, redirect: "follow" });
     } catch (error) {
       if (signal?.aborted) throw interrupted(model, signal);
-      throw unavailable(dir, model, `cannot reach ${file.url} (${describe(error)})`, error);
+      throw unavailable(dir, model, `cannot reach ${file.url} (${describe(stall.signal.aborted ? stall.signal.reason : error)})`, error);
     }
     if (!response.ok || !response.body) {
       await response.body?.cancel().catch(() => undefined);
@@ -83,6 +95,7 @@ async function downloadFile(dir: string, model: ModelEntry, file: ModelFile, opt
     try {
       onProgress?.(file.path, 0, totalBytes);
       for await (const chunk of response.body) {
+        armStall();
         const bytes = chunk as Uint8Array;
         await handle.write(bytes);
         hash.update(bytes);
@@ -91,7 +104,7 @@ async function downloadFile(dir: string, model: ModelEntry, file: ModelFile, opt
       }
     } catch (error) {
       if (signal?.aborted) throw interrupted(model, signal);
-      throw unavailable(dir, model, `the download of ${file.url} broke off after ${doneBytes} bytes (${describe(error)})`, error, true);
+      throw unavailable(dir, model, `the download of ${file.url} broke off after ${doneBytes} bytes (${describe(stall.signal.aborted ? stall.signal.reason : error)})`, error, true);
     } finally {
       await handle.close();
     }
@@ -117,6 +130,7 @@ async function downloadFile(dir: string, model: ModelEntry, file: ModelFile, opt
     }
     await rename(temporary, target);
   } finally {
+    clearTimeout(stallTimer);
     // After a successful rename there is nothing left to remove; after a failure this drops the partial file.
     await rm(temporary, { force: true });
   }
