@@ -39,12 +39,12 @@ export interface ConformanceOptions {
 }
 
 export interface TextEmbedderConformanceOptions extends ConformanceOptions {
-  /** Three or more different texts. */
+  /** Three or more texts, the first two different. */
   texts?: string[];
 }
 
 export interface ImageTextEncoderConformanceOptions extends ConformanceOptions {
-  /** Three or more different texts. */
+  /** Three or more texts, the first two different. */
   texts?: string[];
   /** Two or more images of different content; default: small solid colours of different sizes. */
   images?: () => RgbImage[] | Promise<RgbImage[]>;
@@ -90,8 +90,9 @@ const caseTimeoutMs = 60_000;
 // An aborted call has nothing to wait for; one that takes longer than this is treated as hanging.
 const abortSettleMs = 5_000;
 
-// The last text repeats the first: a batch holding one input twice must give it the same vector both times.
-const defaultTexts = ["a red car on the road", "the blue sky", "a cat on the mat", "a red car on the road"];
+// The third text repeats the first: a batch holding one input twice must give it the same vector both times. The order
+// is not symmetric, so a batch returned reversed cannot pass for the right one.
+const defaultTexts = ["a red car on the road", "the blue sky", "a red car on the road", "a cat on the mat"];
 
 /** 1 × 1 white PNG. */
 const onePixelPng: ImageInput = {

@@ -84,6 +84,11 @@ interface Call {
 const interrupted = (modelId: string, cause: unknown): VideoRagError =>
   new VideoRagError("INTERRUPTED", `the call to ${modelId} was interrupted`, { subject: modelId, cause });
 
+/** A caller that has already given up gets INTERRUPTED, even where the answer is cached: Ctrl-C stops at once. */
+function throwIfCallerAborted(modelId: string, signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw interrupted(modelId, signal.reason);
+}
+
 const isInterrupted = (error: unknown): boolean => VideoRagError.isInstance(error) && error.code === "INTERRUPTED";
 
 /** Settles with `work`, or rejects with the signal's reason as soon as it aborts. */
@@ -226,6 +231,7 @@ export function createModelRuntime(options: ModelRuntimeOptions = {}): ModelRunt
     callerSignal: AbortSignal | undefined,
     work: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
+    throwIfCallerAborted(model.id, callerSignal);
     const key = cache ? cacheKey(model.id, kind, await keyInput()) : undefined;
     if (cache && key !== undefined) {
       const hit = cache.get(key);
@@ -251,6 +257,7 @@ export function createModelRuntime(options: ModelRuntimeOptions = {}): ModelRunt
     callerSignal: AbortSignal | undefined,
     work: (chunk: I[], signal: AbortSignal) => Promise<O[]>,
   ): Promise<O[]> {
+    throwIfCallerAborted(model.id, callerSignal);
     const results = new Array<O>(inputs.length);
     // Indexes of the inputs still to compute, grouped by cache key (by position when there is no cache).
     const misses = new Map<string, number[]>();
@@ -295,6 +302,7 @@ export function createModelRuntime(options: ModelRuntimeOptions = {}): ModelRunt
    */
   async function* streamChat(model: LanguageModel, messages: ChatMessage[], options: ChatOptions = {}): AsyncGenerator<string> {
     const callerSignal = options.signal;
+    throwIfCallerAborted(model.id, callerSignal);
     const key = cache ? cacheKey(model.id, "chat", chatKeyInput(messages, options)) : undefined;
     if (cache && key !== undefined) {
       const hit = cache.get(key) as ChatResult | undefined;
