@@ -171,6 +171,29 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     return timesEstimated.get(videoId) ?? false;
   };
 
+  /** The lite answer: the sentences of the moments that carry the question's rarest words, each cited. */
+  const extractive = (question: string, moments: Hit[], maxSentences?: number): Omit<Answer, "profile" | "timings"> => {
+    // Sentences are matched on stems; a stem is as informative as the rarest of the question's words sharing it.
+    const words = analyzeText(question);
+    const { frequencies, documentCount } = store.termDocumentFrequency(words);
+    const stemFrequency = new Map<string, number>();
+    for (const word of words) {
+      const frequency = frequencies.get(word) ?? 0;
+      const key = termKey(word);
+      stemFrequency.set(key, Math.min(stemFrequency.get(key) ?? frequency, frequency));
+    }
+    return extractiveAnswer({
+      question,
+      moments,
+      // The whole clips around a moment: the sentence that answers may sit next to the one that matched best.
+      sentencesOf: (moment) => store.getSegments(moment.videoId, moment.startSecond - 15, moment.endSecond + 15),
+      analyze: (text) => analyzeText(text).map(termKey),
+      termWeight: (key) => Math.log(1 + (documentCount + 1) / ((stemFrequency.get(key) ?? 0) + 1)),
+      timesEstimated: isEstimated,
+      maxSentences,
+    });
+  };
+
   return {
     path,
     async ingest(inputs, ingestOptions = {}) {
@@ -276,25 +299,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
           warnings.push({ type: "fallback", feature: "answers", detail: `${llm.id} failed (${failure.code}: ${failure.message}); extractive answer instead` });
         }
       }
-      // Sentences are matched on stems; a stem is as informative as the rarest of the question's words sharing it.
-      const words = analyzeText(question);
-      const { frequencies, documentCount } = store.termDocumentFrequency(words);
-      const stemFrequency = new Map<string, number>();
-      for (const word of words) {
-        const frequency = frequencies.get(word) ?? 0;
-        const key = termKey(word);
-        stemFrequency.set(key, Math.min(stemFrequency.get(key) ?? frequency, frequency));
-      }
-      const answer = extractiveAnswer({
-        question,
-        moments,
-        // The whole clips around a moment: the sentence that answers may sit next to the one that matched best.
-        sentencesOf: (moment) => store.getSegments(moment.videoId, moment.startSecond - 15, moment.endSecond + 15),
-        analyze: (text) => analyzeText(text).map(termKey),
-        termWeight: (key) => Math.log(1 + (documentCount + 1) / ((stemFrequency.get(key) ?? 0) + 1)),
-        timesEstimated: isEstimated,
-        maxSentences: askOptions.maxSentences,
-      });
+      const answer = extractive(question, moments, askOptions.maxSentences);
       askOptions.onText?.(answer.text);
       return {
         ...answer,
