@@ -2,6 +2,7 @@
 // and how every failure a user can meet maps to an error code, with the API key never leaking.
 
 import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -64,8 +65,8 @@ async function collect(stream: AsyncIterable<string>): Promise<string[]> {
   return deltas;
 }
 
-/** A 16 kHz mono 16-bit WAV of a quiet tone. */
-async function writeToneWav(name: string, seconds: number): Promise<string> {
+/** A 16 kHz mono 16-bit WAV of a quiet tone, silent over the given [startSecond, endSecond) stretches. */
+async function writeToneWav(name: string, seconds: number, silences: [number, number][] = []): Promise<string> {
   const samples = Math.round(16_000 * seconds);
   const wav = Buffer.alloc(44 + samples * 2);
   wav.write("RIFF", 0, "ascii");
@@ -81,11 +82,50 @@ async function writeToneWav(name: string, seconds: number): Promise<string> {
   wav.write("data", 36, "ascii");
   wav.writeUInt32LE(samples * 2, 40);
   for (let index = 0; index < samples; index += 1) {
-    wav.writeInt16LE(Math.round(3000 * Math.sin((index / 16_000) * 2 * Math.PI * 440)), 44 + index * 2);
+    const second = index / 16_000;
+    const silent = silences.some(([start, end]) => second >= start && second < end);
+    wav.writeInt16LE(silent ? 0 : Math.round(3000 * Math.sin(second * 2 * Math.PI * 440)), 44 + index * 2);
   }
   const path = join(tempDir, name);
   await writeFile(path, wav);
   return path;
+}
+
+/** The format and samples of a PCM WAV file, failing the test if it is not one. */
+function readPcmWav(wav: Buffer): { sampleRate: number; channels: number; bitsPerSample: number; samples: Buffer; seconds: number } {
+  assert.equal(wav.toString("ascii", 0, 4), "RIFF");
+  assert.equal(wav.toString("ascii", 8, 12), "WAVE");
+  assert.equal(wav.readUInt32LE(4), wav.length - 8, "the RIFF size is the file's");
+  let format: { sampleRate: number; channels: number; bitsPerSample: number } | undefined;
+  for (let offset = 12; offset + 8 <= wav.length; ) {
+    const id = wav.toString("ascii", offset, offset + 4);
+    const size = wav.readUInt32LE(offset + 4);
+    if (id === "fmt ") {
+      assert.equal(wav.readUInt16LE(offset + 8), 1, "integer PCM");
+      format = { channels: wav.readUInt16LE(offset + 10), sampleRate: wav.readUInt32LE(offset + 12), bitsPerSample: wav.readUInt16LE(offset + 22) };
+    }
+    if (id === "data") {
+      assert.ok(format, "fmt comes before data");
+      const samples = wav.subarray(offset + 8, offset + 8 + size);
+      assert.equal(samples.length, size, "the data chunk is whole");
+      return { ...format, samples, seconds: size / (format.sampleRate * format.channels * (format.bitsPerSample / 8)) };
+    }
+    offset += 8 + size + (size % 2);
+  }
+  assert.fail("no data chunk");
+}
+
+/** Runs `work` with os.tmpdir() pointing at an empty folder of its own, so a test can see what was left there. */
+async function inOwnTmpdir(work: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tempDir, "tmpdir-"));
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  try {
+    await work(dir);
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
 }
 
 // --- chat --------------------------------------------------------------------------------------------------------------
@@ -311,6 +351,167 @@ test("a missing WAV file is INPUT_NOT_FOUND and sends nothing", async () => {
   const error = await failureOf(createOpenAiTranscriber(connection()).transcribe(join(tempDir, "missing.wav")));
   assert.equal(error.code, "INPUT_NOT_FOUND");
   assert.equal(server.requests.length, sent);
+});
+
+test("long audio is sent in pieces under the limit, and their times are shifted onto the whole file", { skip: needsShared }, async () => {
+  const wavPath = sharedPath("media/audio/jfk.wav");
+  const original = readPcmWav(await readFile(wavPath));
+  const transcriber = createOpenAiTranscriber({ ...connection(), maxSecondsPerRequest: 3 });
+  const sent = server.requests.length;
+  const progress: number[][] = [];
+  const leftBetweenPieces: string[][] = [];
+
+  await inOwnTmpdir(async (dir) => {
+    const { segments, warnings } = await transcriber.transcribe(wavPath, {
+      onProgress: (done, total) => {
+        progress.push([done, total]);
+        if (done > 0) leftBetweenPieces.push(readdirSync(dir, { recursive: true }).map(String));
+      },
+    });
+    assert.deepEqual(readdirSync(dir), [], "no temporary files are left behind");
+
+    const uploads = server.requests.slice(sent).map((request) => {
+      assert.equal(request.path, "/v1/audio/transcriptions");
+      assert.deepEqual(request.form?.fields, {
+        model: ["test-model"],
+        response_format: ["verbose_json"],
+        "timestamp_granularities[]": ["segment", "word"],
+      });
+      const file = request.form?.files.file;
+      assert.ok(file);
+      return { filename: file.filename, ...readPcmWav(file.data) };
+    });
+    assert.ok(uploads.length >= 4, `11 s in pieces of at most 3 s takes at least 4 requests, made ${uploads.length}`);
+    assert.deepEqual(
+      uploads.map((upload) => upload.filename),
+      uploads.map((_upload, index) => `jfk-${index + 1}.wav`),
+    );
+    for (const upload of uploads) {
+      assert.deepEqual([upload.sampleRate, upload.channels, upload.bitsPerSample], [16_000, 1, 16]);
+      assert.ok(upload.seconds > 1 && upload.seconds <= 3, `a piece of ${upload.seconds} s`);
+    }
+    assert.deepEqual(Buffer.concat(uploads.map((upload) => upload.samples)), original.samples, "the pieces are the audio, in order, whole");
+
+    // The test server spreads its sentence over each upload, in two segments, with times from the upload's start.
+    const startSeconds = uploads.map((_upload, index) => uploads.slice(0, index).reduce((sum, upload) => sum + upload.seconds, 0));
+    assert.deepEqual(progress, [[0, 11], ...uploads.map((upload, index) => [(startSeconds[index] as number) + upload.seconds, 11])]);
+    assert.equal(leftBetweenPieces.length, uploads.length);
+    for (const left of leftBetweenPieces) assert.equal(left.length, 1, `only the empty piece folder, found ${left.join(", ")}`);
+
+    assert.deepEqual(warnings, []);
+    assert.equal(segments.length, uploads.length * 2);
+    uploads.forEach((upload, index) => {
+      const startSecond = startSeconds[index] as number;
+      const [first, second] = [segments[index * 2], segments[index * 2 + 1]];
+      const where = `piece ${index + 1} from ${startSecond} s`;
+      assert.equal(first?.text, "and so my fellow americans ask not", where);
+      assert.equal(second?.text, "what your country can do for you", where);
+      assert.ok(Math.abs((first?.startSecond ?? -1) - startSecond) < 0.001, `${where}: starts at ${first?.startSecond}`);
+      assert.ok(Math.abs((first?.words?.[0]?.startSecond ?? -1) - startSecond) < 0.001, `${where}: first word at the piece's start`);
+      const serverEnd = Math.round((13.8 * upload.seconds * 100) / 14) / 100;
+      assert.ok(Math.abs((second?.endSecond ?? -1) - (startSecond + serverEnd)) < 0.002, `${where}: ends at ${second?.endSecond}`);
+    });
+    assert.equal(segments[0]?.startSecond, 0);
+    const lastEnd = segments[segments.length - 1]?.endSecond ?? 0;
+    assert.ok(lastEnd > 10.8 && lastEnd <= 11, `the last segment ends at ${lastEnd} s`);
+    let previousEnd = 0;
+    for (const segment of segments) {
+      assert.ok(segment.startSecond >= previousEnd && segment.endSecond > segment.startSecond, `out of order: ${inspect(segment)}`);
+      assert.equal(segment.words?.map((word) => word.word).join(" "), segment.text);
+      for (const word of segment.words ?? []) assert.ok(word.startSecond >= segment.startSecond && word.endSecond <= segment.endSecond);
+      previousEnd = segment.endSecond;
+    }
+  });
+});
+
+test("long audio is cut in its pauses, and audio at the limit goes whole in one request", async () => {
+  const pauses: [number, number][] = [
+    [2.2, 2.6],
+    [4.9, 5.3],
+    [7.5, 7.9],
+  ];
+  const wavPath = await writeToneWav("pauses.wav", 10, pauses);
+  const transcriber = createOpenAiTranscriber({ ...connection(), maxSecondsPerRequest: 3 });
+  const sent = server.requests.length;
+  await transcriber.transcribe(wavPath);
+  const seconds = server.requests.slice(sent).map((request) => readPcmWav(request.form?.files.file?.data ?? Buffer.alloc(0)).seconds);
+  assert.equal(seconds.length, 4);
+  let cutSecond = 0;
+  for (const pieceSeconds of seconds.slice(0, -1)) {
+    cutSecond += pieceSeconds;
+    assert.ok(
+      pauses.some(([start, end]) => cutSecond > start && cutSecond < end),
+      `a cut at ${cutSecond.toFixed(2)} s is not in a pause (pieces of ${seconds.join(", ")} s)`,
+    );
+  }
+
+  const atLimit = await writeToneWav("three-seconds.wav", 3);
+  await transcriber.transcribe(atLimit);
+  assert.equal(lastRequest()?.form?.files.file?.filename, "three-seconds.wav");
+  assert.deepEqual(lastRequest()?.form?.files.file?.data, await readFile(atLimit));
+});
+
+test("pieces that come back with text only give one segment each over the piece, and one warning", async () => {
+  const wavPath = await writeToneWav("text-only-pieces.wav", 10, [[4.9, 5.3]]);
+  const textOnly: ReplyHandler = (_request, response) => sendJson(response, 200, { text: " Hello there. " });
+  server.script(textOnly, textOnly);
+  const sent = server.requests.length;
+  const { segments, warnings } = await createOpenAiTranscriber({ ...connection(), maxSecondsPerRequest: 6 }).transcribe(wavPath);
+  const [first, second] = server.requests.slice(sent).map((request) => readPcmWav(request.form?.files.file?.data ?? Buffer.alloc(0)).seconds);
+  assert.ok(first !== undefined && second !== undefined && first + second === 10);
+  assert.deepEqual(segments, [
+    { startSecond: 0, endSecond: first, text: "Hello there." },
+    { startSecond: first, endSecond: 10, text: "Hello there." },
+  ]);
+  assert.equal(warnings.length, 1);
+  assert.equal(warnings[0]?.type, "degraded");
+  assert.match(warnings[0]?.detail ?? "", /one segment per piece of up to 6 s/);
+});
+
+test("an abort between or during pieces is INTERRUPTED, and no failure leaves temporary files", async () => {
+  const wavPath = await writeToneWav("abort.wav", 10);
+  const transcriber = createOpenAiTranscriber({ ...connection(), maxSecondsPerRequest: 3 });
+  await inOwnTmpdir(async (dir) => {
+    // Between pieces: the caller aborts as the first piece is reported done.
+    const between = new AbortController();
+    let sent = server.requests.length;
+    const betweenError = await failureOf(
+      transcriber.transcribe(wavPath, { signal: between.signal, onProgress: (done) => done > 0 && between.abort() }),
+    );
+    assert.equal(betweenError.code, "INTERRUPTED");
+    assert.equal(server.requests.length - sent, 1, "no piece is sent after the abort");
+    assert.deepEqual(readdirSync(dir), []);
+
+    // During a piece: the caller aborts while the server holds the second upload unanswered.
+    const during = new AbortController();
+    sent = server.requests.length;
+    const duringError = await failureOf(
+      transcriber.transcribe(wavPath, {
+        signal: during.signal,
+        onProgress: (done) => done > 0 && server.script(() => during.abort()),
+      }),
+    );
+    assert.equal(duringError.code, "INTERRUPTED");
+    assert.equal(server.requests.length - sent, 2);
+    assert.deepEqual(readdirSync(dir), []);
+
+    // A server failure on the second piece.
+    sent = server.requests.length;
+    const failed = await failureOf(transcriber.transcribe(wavPath, { onProgress: (done) => done > 0 && server.script("server-error") }));
+    assert.equal(failed.code, "MODEL_FAILED");
+    assert.equal(server.requests.length - sent, 2);
+    assert.deepEqual(readdirSync(dir), []);
+  });
+});
+
+test("a maxSecondsPerRequest under 1 s is CONFIG_INVALID at construction", () => {
+  for (const maxSecondsPerRequest of [0, 0.5, -3, Number.NaN]) {
+    assert.throws(
+      () => createOpenAiTranscriber({ ...connection(), maxSecondsPerRequest }),
+      (error: unknown) => VideoRagError.isInstance(error) && error.code === "CONFIG_INVALID",
+      String(maxSecondsPerRequest),
+    );
+  }
 });
 
 // --- failures ----------------------------------------------------------------------------------------------------------

@@ -1,19 +1,29 @@
 // Speech to timed text through POST /audio/transcriptions (Whisper's API), uploading the WAV as multipart form data.
-// Servers that return only text still give a usable transcript: one segment over the whole audio, with a warning.
+// OpenAI refuses uploads over 25 MB (about 13 minutes of 16 kHz 16-bit mono), so longer audio is cut at pauses into
+// pieces sent one after another, and each piece's times are shifted back onto the whole file's clock.
+// Servers that return only text still give a usable transcript: one segment per upload, with a warning.
 
-import { open } from "node:fs/promises";
-import { basename } from "node:path";
+import { mkdtemp, open, readFile, rm, writeFile, type FileHandle } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join, parse } from "node:path";
 import { z } from "zod";
 import { VideoRagError } from "../../spec/errors.js";
 import type { Warning } from "../../spec/model.js";
 import type { Transcriber, TranscriptSegment } from "../../spec/providers.js";
-import { readWavLayout } from "../../media/index.js";
+import { extractWav, readFrameEnergies, readWavLayout, type WavLayout } from "../../media/index.js";
 import { openAiEndpoint, providerId, type OpenAiConnectionOptions } from "./openai-endpoint.js";
 
 export interface OpenAiTranscriberOptions extends OpenAiConnectionOptions {
   /** Languages the model transcribes, as ISO 639-1 codes. Default ["en"]. */
   languages?: string[];
+  /**
+   * Longest audio sent in one request, in seconds (at least 1); longer audio is cut at pauses into pieces no longer
+   * than this. Default 600: 19 MB of 16 kHz 16-bit mono, under OpenAI's 25 MB upload limit.
+   */
+  maxSecondsPerRequest?: number;
 }
+
+type TranscriptWord = NonNullable<TranscriptSegment["words"]>[number];
 
 const timedText = { start: z.number(), end: z.number() };
 const transcriptionReply = z.object({
@@ -21,66 +31,188 @@ const transcriptionReply = z.object({
   segments: z.array(z.object({ ...timedText, text: z.string() })).nullish(),
   words: z.array(z.object({ ...timedText, word: z.string() })).nullish(),
 });
+type TranscriptionReply = z.infer<typeof transcriptionReply>;
+
+// 10 ms energy frames and a cut in the middle of the quietest 200 ms, as the pocketsphinx transcriber cuts its chunks.
+const framesPerSecond = 100;
+const cutWindowSeconds = 0.2;
 
 /** Creates a Transcriber on an OpenAI-compatible server (OpenAI Whisper, faster-whisper-server, whisper.cpp's server). */
 export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Transcriber {
   const endpoint = openAiEndpoint(options, "/audio/transcriptions");
+  const id = providerId(options);
+  const maxSecondsPerRequest = options.maxSecondsPerRequest ?? 600;
+  if (!Number.isFinite(maxSecondsPerRequest) || maxSecondsPerRequest < 1) {
+    throw new VideoRagError("CONFIG_INVALID", `maxSecondsPerRequest of ${id} must be a number of seconds of at least 1`, {
+      subject: id,
+    });
+  }
+
+  async function post(audio: Buffer, filename: string, signal: AbortSignal | undefined): Promise<TranscriptionReply> {
+    const form = new FormData();
+    form.append("file", new Blob([audio], { type: "audio/wav" }), filename);
+    form.append("model", options.model);
+    form.append("response_format", "verbose_json");
+    form.append("timestamp_granularities[]", "segment");
+    form.append("timestamp_granularities[]", "word");
+    return endpoint.parse(transcriptionReply, await endpoint.post(form, signal));
+  }
 
   return {
-    id: providerId(options),
+    id,
     // Word times are asked for, but servers may leave them out; segment times are what every verbose_json reply has.
     capabilities: { languages: options.languages ?? ["en"], maxConcurrency: options.maxConcurrency ?? 4, timestamps: "segment" },
 
     async transcribe(wavPath, transcribeOptions = {}) {
       const { signal, onProgress } = transcribeOptions;
-      const { audio, durationSeconds } = await readWav(wavPath);
-      onProgress?.(0, durationSeconds);
+      const file = await open(wavPath, "r").catch((error: unknown) => {
+        throw new VideoRagError("INPUT_NOT_FOUND", `cannot read ${wavPath}`, { cause: error, subject: wavPath });
+      });
+      let pieceDir: string | undefined;
+      try {
+        const layout = await readWavLayout(file, wavPath);
+        const bytesPerSample = layout.channels * (layout.bitsPerSample / 8);
+        const totalSeconds = layout.dataBytes / (layout.sampleRate * bytesPerSample);
+        onProgress?.(0, totalSeconds);
 
-      const form = new FormData();
-      form.append("file", new Blob([audio], { type: "audio/wav" }), basename(wavPath));
-      form.append("model", options.model);
-      form.append("response_format", "verbose_json");
-      form.append("timestamp_granularities[]", "segment");
-      form.append("timestamp_granularities[]", "word");
-      const reply = endpoint.parse(transcriptionReply, await endpoint.post(form, signal));
-      onProgress?.(durationSeconds, durationSeconds);
+        if (totalSeconds <= maxSecondsPerRequest) {
+          const reply = await post(await file.readFile(), basename(wavPath), signal);
+          onProgress?.(totalSeconds, totalSeconds);
+          return transcriptOf(
+            [{ reply, startSecond: 0, endSecond: totalSeconds }],
+            `${id} returned text without segment times, so the transcript of ${basename(wavPath)} ` +
+              `spans the whole ${totalSeconds.toFixed(1)} s`,
+          );
+        }
 
-      const warnings: Warning[] = [];
-      const words = (reply.words ?? []).map((word) => ({ word: word.word.trim(), startSecond: word.start, endSecond: word.end }));
-      let segments: TranscriptSegment[] = (reply.segments ?? [])
-        .map((segment) => ({ startSecond: segment.start, endSecond: segment.end, text: segment.text.trim() }))
-        .filter((segment) => segment.text !== "");
-      if (segments.length === 0 && reply.text.trim() !== "") {
-        segments = [{ startSecond: 0, endSecond: durationSeconds, text: reply.text.trim() }];
-        warnings.push({
-          type: "degraded",
-          feature: "speech timestamps",
-          detail:
-            `${providerId(options)} returned text without segment times, ` +
-            `so the transcript of ${basename(wavPath)} spans the whole ${durationSeconds.toFixed(1)} s`,
-        });
+        const pieces = await planPieces(file, layout, wavPath, maxSecondsPerRequest);
+        pieceDir = await mkdtemp(join(tmpdir(), "videorag-openai-transcribe-"));
+        const stem = parse(wavPath).name;
+        const replies: PieceReply[] = [];
+        for (const [index, piece] of pieces.entries()) {
+          if (signal?.aborted) {
+            const done = `${index} of ${pieces.length} pieces`;
+            throw new VideoRagError("INTERRUPTED", `transcribing ${basename(wavPath)} was cancelled after ${done}`, {
+              cause: signal.reason,
+              subject: id,
+            });
+          }
+          const piecePath = join(pieceDir, `${stem}-${index + 1}.wav`);
+          let reply: TranscriptionReply;
+          try {
+            await writeFile(piecePath, await extractWav(file, layout, piece.startSample, piece.endSample));
+            reply = await post(await readFile(piecePath), basename(piecePath), signal);
+          } finally {
+            await rm(piecePath, { force: true });
+          }
+          const startSecond = piece.startSample / layout.sampleRate;
+          const endSecond = piece.endSample / layout.sampleRate;
+          replies.push({ reply, startSecond, endSecond });
+          onProgress?.(endSecond, totalSeconds);
+        }
+        return transcriptOf(
+          replies,
+          `${id} returned text without segment times, so the transcript of ${basename(wavPath)} ` +
+            `has one segment per piece of up to ${maxSecondsPerRequest} s`,
+        );
+      } finally {
+        await file.close();
+        if (pieceDir) await rm(pieceDir, { recursive: true, force: true });
       }
-      const lastIndex = segments.length - 1;
-      return { segments: segments.map((segment, index) => withWords(segment, words, index === lastIndex)), warnings };
     },
   };
 }
 
-async function readWav(wavPath: string): Promise<{ audio: Buffer; durationSeconds: number }> {
-  const file = await open(wavPath, "r").catch((error: unknown) => {
-    throw new VideoRagError("INPUT_NOT_FOUND", `cannot read ${wavPath}`, { cause: error, subject: wavPath });
+/** A server's reply for the audio from `startSecond` to `endSecond`; its times count from `startSecond`. */
+interface PieceReply {
+  reply: TranscriptionReply;
+  startSecond: number;
+  endSecond: number;
+}
+
+/** Joins the replies for consecutive stretches of the audio into one transcript on the whole file's clock. */
+function transcriptOf(replies: PieceReply[], textOnlyDetail: string): { segments: TranscriptSegment[]; warnings: Warning[] } {
+  let textOnly = false;
+  const segments = replies.flatMap(({ reply, startSecond, endSecond }) => {
+    // Times are kept inside the stretch, so a piece's last segment never overlaps the next piece's first.
+    const place = (seconds: number) => Math.min(endSecond, Math.max(startSecond, shift(seconds, startSecond)));
+    const words = (reply.words ?? []).map((word) => ({ word: word.word.trim(), startSecond: place(word.start), endSecond: place(word.end) }));
+    let pieceSegments: TranscriptSegment[] = (reply.segments ?? [])
+      .map((segment) => ({ startSecond: place(segment.start), endSecond: place(segment.end), text: segment.text.trim() }))
+      .filter((segment) => segment.text !== "");
+    if (pieceSegments.length === 0 && reply.text.trim() !== "") {
+      pieceSegments = [{ startSecond, endSecond, text: reply.text.trim() }];
+      textOnly = true;
+    }
+    const lastIndex = pieceSegments.length - 1;
+    return pieceSegments.map((segment, index) => withWords(segment, words, index === lastIndex));
   });
-  try {
-    const layout = await readWavLayout(file, wavPath);
-    const bytesPerSecond = layout.sampleRate * layout.channels * (layout.bitsPerSample / 8);
-    return { audio: await file.readFile(), durationSeconds: layout.dataBytes / bytesPerSecond };
-  } finally {
-    await file.close();
+  const warnings: Warning[] = textOnly ? [{ type: "degraded", feature: "speech timestamps", detail: textOnlyDetail }] : [];
+  return { segments, warnings };
+}
+
+/** A stretch of the input, in samples, sent in one request. */
+interface Piece {
+  startSample: number;
+  endSample: number;
+}
+
+/**
+ * Cuts audio longer than `maxSeconds` into the fewest pieces of at most `maxSeconds`, of about equal length, each cut
+ * in the middle of the quietest 200 ms within a quarter of the limit of its even place, so that no word is split.
+ * (The pocketsphinx transcriber's `planChunks` cuts the same way, but between fixed 10 and 30 s bounds at 16 kHz.)
+ */
+async function planPieces(file: FileHandle, layout: WavLayout, wavPath: string, maxSeconds: number): Promise<Piece[]> {
+  if (layout.channels !== 1 || layout.bitsPerSample !== 16) {
+    throw new VideoRagError(
+      "INPUT_UNSUPPORTED",
+      `audio longer than ${maxSeconds} s is cut into pieces, which needs mono 16-bit PCM WAV, ` +
+        `got ${layout.channels} channel(s), ${layout.bitsPerSample}-bit`,
+      { subject: wavPath },
+    );
   }
+  const frameSamples = Math.max(1, Math.round(layout.sampleRate / framesPerSecond));
+  const energies = await readFrameEnergies(file, layout, frameSamples);
+  const totalSamples = Math.floor(layout.dataBytes / 2);
+  const totalFrames = totalSamples / frameSamples;
+  const maxFrames = Math.floor((maxSeconds * layout.sampleRate) / frameSamples);
+  const halfWindowFrames = Math.max(1, Math.round((cutWindowSeconds * layout.sampleRate) / frameSamples / 2));
+  // Window sums over the energy profile, so each candidate cut costs one lookup.
+  const prefix = new Float64Array(energies.length + 1);
+  for (let frame = 0; frame < energies.length; frame += 1) prefix[frame + 1] = (prefix[frame] as number) + (energies[frame] as number);
+  const loudness = (cutFrame: number) => {
+    const from = Math.max(0, cutFrame - halfWindowFrames);
+    const to = Math.min(energies.length, cutFrame + halfWindowFrames);
+    return ((prefix[to] as number) - (prefix[from] as number)) / Math.max(1, to - from);
+  };
+
+  const pieces: Piece[] = [];
+  let startFrame = 0;
+  while (totalFrames - startFrame > maxFrames) {
+    const remainingFrames = totalFrames - startFrame;
+    const piecesLeft = Math.ceil(remainingFrames / maxFrames);
+    // The earliest cut still leaves a rest that fits in one piece fewer, so the count never grows.
+    const earliest = startFrame + Math.ceil(remainingFrames - (piecesLeft - 1) * maxFrames);
+    const latest = startFrame + maxFrames;
+    const evenCut = startFrame + remainingFrames / piecesLeft;
+    const first = Math.min(latest, Math.max(earliest, Math.floor(evenCut - maxFrames / 4)));
+    const last = Math.max(first, Math.min(latest, Math.ceil(evenCut + maxFrames / 4)));
+    let cutFrame = first;
+    for (let frame = first + 1; frame <= last; frame += 1) if (loudness(frame) < loudness(cutFrame)) cutFrame = frame;
+    pieces.push({ startSample: startFrame * frameSamples, endSample: cutFrame * frameSamples });
+    startFrame = cutFrame;
+  }
+  pieces.push({ startSample: startFrame * frameSamples, endSample: totalSamples });
+  return pieces;
+}
+
+// Times on a piece's clock plus the piece's start; rounded to the millisecond so 1.23 + 3 is not 4.2299999999999995.
+function shift(seconds: number, offsetSeconds: number): number {
+  return offsetSeconds === 0 ? seconds : Math.round((seconds + offsetSeconds) * 1000) / 1000;
 }
 
 /** Adds the words that start inside the segment (the last segment also takes any word starting at or after its end). */
-function withWords(segment: TranscriptSegment, words: NonNullable<TranscriptSegment["words"]>, isLast: boolean): TranscriptSegment {
+function withWords(segment: TranscriptSegment, words: TranscriptWord[], isLast: boolean): TranscriptSegment {
   const inside = words.filter(
     (word) => word.startSecond >= segment.startSecond && (word.startSecond < segment.endSecond || isLast),
   );

@@ -1,6 +1,7 @@
 // The model runtime: wraps any provider so that batching, the output cache, concurrency limits, timeouts and retries
 // with backoff happen here, once, and a provider only makes the call.
 
+import { stat } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { VideoRagError, type ErrorCode } from "../../spec/index.js";
 import type {
@@ -84,6 +85,12 @@ interface Call {
 const interrupted = (modelId: string, cause: unknown): VideoRagError =>
   new VideoRagError("INTERRUPTED", `the call to ${modelId} was interrupted`, { subject: modelId, cause });
 
+/** Seconds of audio in a 16 kHz mono 16-bit WAV, the format the Transcriber interface takes, from its size alone. */
+async function audioSeconds(wavPath: string): Promise<number> {
+  const info = await stat(wavPath).catch(() => undefined);
+  return info ? Math.max(0, info.size - 44) / (16_000 * 2) : 0;
+}
+
 /** A caller that has already given up gets INTERRUPTED, even where the answer is cached: Ctrl-C stops at once. */
 function throwIfCallerAborted(modelId: string, signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw interrupted(modelId, signal.reason);
@@ -137,7 +144,7 @@ export function createModelRuntime(options: ModelRuntimeOptions = {}): ModelRunt
   };
 
   /** Waits for one of the model's slots, then starts the timeout: time spent queued does not count against it. */
-  async function openCall(model: Limited, items: number, callerSignal: AbortSignal | undefined): Promise<Call> {
+  async function openCall(model: Limited, items: number, callerSignal: AbortSignal | undefined, callTimeoutMs = timeoutMs): Promise<Call> {
     let limiter = limiters.get(model.id);
     if (!limiter) limiters.set(model.id, (limiter = createLimiter(model.capabilities.maxConcurrency)));
     let releaseSlot: () => void;
@@ -149,7 +156,7 @@ export function createModelRuntime(options: ModelRuntimeOptions = {}): ModelRunt
     // Not AbortSignal.timeout(): its timer is unref'd, so a call waiting on nothing else would let the process exit
     // instead of timing out; this one is cleared on release.
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError")), timeoutMs);
+    const timer = setTimeout(() => timeout.abort(new DOMException(`timed out after ${callTimeoutMs} ms`, "TimeoutError")), callTimeoutMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
     const stats = counter(model.id);
     stats.calls++;
@@ -162,7 +169,7 @@ export function createModelRuntime(options: ModelRuntimeOptions = {}): ModelRunt
         return untilAborted(new Promise<T>((resolve) => resolve(work(signal))), signal).catch((error: unknown) => {
           if (callerSignal?.aborted) throw interrupted(model.id, error);
           if (timeout.signal.aborted) {
-            throw new VideoRagError("MODEL_TIMEOUT", `${model.id} did not answer within ${timeoutMs} ms`, {
+            throw new VideoRagError("MODEL_TIMEOUT", `${model.id} did not answer within ${callTimeoutMs} ms`, {
               subject: model.id,
               retryable: true,
               cause: error,
@@ -212,9 +219,10 @@ export function createModelRuntime(options: ModelRuntimeOptions = {}): ModelRunt
     items: number,
     callerSignal: AbortSignal | undefined,
     work: (signal: AbortSignal) => Promise<T>,
+    callTimeoutMs?: number,
   ): Promise<T> {
     return withRetries(model.id, callerSignal, async () => {
-      const call = await openCall(model, items, callerSignal);
+      const call = await openCall(model, items, callerSignal, callTimeoutMs);
       try {
         return await call.run(work);
       } finally {
@@ -230,6 +238,7 @@ export function createModelRuntime(options: ModelRuntimeOptions = {}): ModelRunt
     keyInput: () => unknown,
     callerSignal: AbortSignal | undefined,
     work: (signal: AbortSignal) => Promise<T>,
+    callTimeoutMs?: number,
   ): Promise<T> {
     throwIfCallerAborted(model.id, callerSignal);
     const key = cache ? cacheKey(model.id, kind, await keyInput()) : undefined;
@@ -240,7 +249,7 @@ export function createModelRuntime(options: ModelRuntimeOptions = {}): ModelRunt
         return hit as T;
       }
     }
-    const value = await callModel(model, 1, callerSignal, work);
+    const value = await callModel(model, 1, callerSignal, work, callTimeoutMs);
     if (cache && key !== undefined) cache.set(key, value, { model: model.id, kind });
     return value;
   }
@@ -413,9 +422,15 @@ export function createModelRuntime(options: ModelRuntimeOptions = {}): ModelRunt
         id: transcriber.id,
         capabilities: transcriber.capabilities,
         // Keyed by the audio's bytes, so the same audio under another path (a re-extracted WAV) is still a hit.
-        transcribe: (wavPath, transcribeOptions) =>
-          cachedCall(transcriber, "transcribe", async () => ({ wavSha256: await hashFile(wavPath) }), transcribeOptions?.signal, (signal) =>
-            transcriber.transcribe(wavPath, { ...transcribeOptions, signal }),
+        // A transcription takes time in proportion to the audio: the timeout grows by two seconds per second of it.
+        transcribe: async (wavPath, transcribeOptions) =>
+          cachedCall(
+            transcriber,
+            "transcribe",
+            async () => ({ wavSha256: await hashFile(wavPath) }),
+            transcribeOptions?.signal,
+            (signal) => transcriber.transcribe(wavPath, { ...transcribeOptions, signal }),
+            timeoutMs + 2000 * (await audioSeconds(wavPath)),
           ),
       };
     },

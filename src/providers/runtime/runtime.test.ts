@@ -497,3 +497,27 @@ describe("generateJson", () => {
     assert.equal(error.retryable, false);
   });
 });
+
+test("a transcription's timeout grows with the audio: long audio is not cut off by the per-call timeout", async () => {
+  const runtime = createModelRuntime({ timeoutMs: 50, retries: 0 });
+  // 44 header bytes + 1 s of 16 kHz mono 16-bit samples: the budget is 50 ms + 2 s.
+  const wavPath = freshPath("wav");
+  writeFileSync(wavPath, Buffer.alloc(44 + 32_000));
+  let calls = 0;
+  const slow: Transcriber = {
+    id: "slow-asr",
+    capabilities: { languages: ["en"], maxConcurrency: 1, timestamps: "segment" },
+    async transcribe() {
+      calls++;
+      await delay(300);
+      return { segments: [{ startSecond: 0, endSecond: 1, text: "hello" }], warnings: [] };
+    },
+  };
+  const result = await runtime.wrapTranscriber(slow).transcribe(wavPath);
+  assert.equal(result.segments[0]?.text, "hello");
+  assert.equal(calls, 1);
+  // The same model on a 0-second file gets only the base timeout.
+  const empty = freshPath("wav");
+  writeFileSync(empty, Buffer.alloc(44));
+  await assert.rejects(runtime.wrapTranscriber(slow).transcribe(empty), (error: unknown) => VideoRagError.isInstance(error) && error.code === "MODEL_TIMEOUT");
+});
