@@ -15,6 +15,14 @@ export {
 export { extractAudio } from "./audio.js";
 export { extractWav, readFrameEnergies, readWavLayout, type WavLayout } from "./wav-file.js";
 export {
+  quietestCut,
+  speechSampleRate,
+  energyFramesPerSecond,
+  energyFrameSamples,
+  quietWindowFrames,
+  type AudioSpan,
+} from "./audio-cuts.js";
+export {
   findSidecarSubtitles,
   readSubtitleFile,
   extractTextSubtitles,

@@ -8,7 +8,18 @@ import { join } from "node:path";
 import { VideoRagError, toVideoRagError } from "../../spec/errors.js";
 import type { Warning } from "../../spec/model.js";
 import type { Transcriber, TranscriptSegment } from "../../spec/providers.js";
-import { extractWav, readFrameEnergies, readWavLayout, runProcess } from "../../media/index.js";
+import {
+  energyFrameSamples,
+  energyFramesPerSecond,
+  extractWav,
+  quietestCut,
+  quietWindowFrames,
+  readFrameEnergies,
+  readWavLayout,
+  runProcess,
+  speechSampleRate,
+  type AudioSpan,
+} from "../../media/index.js";
 
 export interface PocketsphinxTranscriberOptions {
   /** Folder holding `en-us/`, `en-us.lm.bin` and `cmudict-en-us.dict`. Default: Debian's pocketsphinx-en-us. */
@@ -21,11 +32,6 @@ export interface PocketsphinxTranscriberOptions {
 
 type TranscribedWord = NonNullable<TranscriptSegment["words"]>[number];
 
-const sampleRate = 16_000;
-// 10 ms energy frames: fine enough to find a gap between words, coarse enough to profile an hour quickly.
-const frameSamples = 160;
-// A cut lands in the middle of the quietest 200 ms, which is about the shortest pause between phrases.
-const cutWindowFrames = 20;
 // Chunks much shorter than 10 s lose accuracy: pocketsphinx adapts its cepstral mean over the first seconds.
 // Chunks much longer than 30 s leave cores idle at the end of a file.
 const minChunkSeconds = 10;
@@ -66,7 +72,7 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
         const layout = await readWavLayout(file, wavPath);
-        if (layout.sampleRate !== sampleRate || layout.channels !== 1 || layout.bitsPerSample !== 16) {
+        if (layout.sampleRate !== speechSampleRate || layout.channels !== 1 || layout.bitsPerSample !== 16) {
           throw new VideoRagError(
             "INPUT_UNSUPPORTED",
             `expected a 16 kHz mono 16-bit PCM WAV file, got ${layout.sampleRate} Hz, ${layout.channels} channel(s), ${layout.bitsPerSample}-bit`,
@@ -74,11 +80,11 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
           );
         }
         const totalSamples = layout.dataBytes / 2;
-        const totalSeconds = totalSamples / sampleRate;
+        const totalSeconds = totalSamples / speechSampleRate;
         onProgress?.(0, totalSeconds);
-        if (totalSamples < frameSamples) return { segments: [], warnings };
+        if (totalSamples < energyFrameSamples) return { segments: [], warnings };
 
-        const energies = await readFrameEnergies(file, layout, frameSamples);
+        const energies = await readFrameEnergies(file, layout, energyFrameSamples);
         const chunks = planChunks(energies, totalSamples, concurrency);
         tempDir = await mkdtemp(join(tmpdir(), "videorag-pocketsphinx-"));
         const directory = tempDir;
@@ -92,7 +98,7 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
           while (next < chunks.length && !stop.signal.aborted) {
             const index = next;
             next += 1;
-            const chunk = chunks[index] as Chunk;
+            const chunk = chunks[index] as AudioSpan;
             const chunkPath = join(directory, `chunk-${index}.wav`);
             await writeFile(chunkPath, await extractWav(file, layout, chunk.startSample, chunk.endSample));
             const { stdout } = await runProcess(
@@ -101,8 +107,8 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
               { signal: stop.signal, installHint: "apt-get install pocketsphinx pocketsphinx-en-us" },
             );
             await rm(chunkPath, { force: true });
-            wordsByChunk[index] = parsePocketsphinxWords(stdout.toString("utf8"), chunk.startSample / sampleRate);
-            doneSeconds += (chunk.endSample - chunk.startSample) / sampleRate;
+            wordsByChunk[index] = parsePocketsphinxWords(stdout.toString("utf8"), chunk.startSample / speechSampleRate);
+            doneSeconds += (chunk.endSample - chunk.startSample) / speechSampleRate;
             onProgress?.(Math.min(doneSeconds, totalSeconds), totalSeconds);
           }
         };
@@ -126,50 +132,31 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
   };
 }
 
-/** A stretch of the input, in samples, decoded by one process. */
-interface Chunk {
-  startSample: number;
-  endSample: number;
-}
-
 /**
  * Cuts the audio into chunks of 10-30 s, each cut in the quietest 200 ms near its nominal place, so that no word is
  * split. The nominal length spreads short files over all processes and keeps long files at about 30 s a chunk.
  */
-export function planChunks(energies: Float64Array, totalSamples: number, concurrency: number): Chunk[] {
-  const totalSeconds = totalSamples / sampleRate;
+export function planChunks(energies: Float64Array, totalSamples: number, concurrency: number): AudioSpan[] {
+  const totalSeconds = totalSamples / speechSampleRate;
   const nominalSeconds = Math.min(maxChunkSeconds, Math.max(minChunkSeconds, totalSeconds / concurrency));
-  const framesPerSecond = sampleRate / frameSamples;
-  // Window sums over the energy profile, so each candidate cut costs one lookup.
-  const prefix = new Float64Array(energies.length + 1);
-  for (let frame = 0; frame < energies.length; frame += 1) prefix[frame + 1] = (prefix[frame] as number) + (energies[frame] as number);
-
-  const chunks: Chunk[] = [];
+  const chunks: AudioSpan[] = [];
   let startFrame = 0;
   const totalFrames = energies.length;
   // The last chunk may run up to a quarter over nominal rather than leave a sliver of a few seconds behind.
-  while ((totalFrames - startFrame) / framesPerSecond > nominalSeconds * 1.25) {
-    const earliest = startFrame + Math.round(Math.max(minChunkSeconds, nominalSeconds * 0.75) * framesPerSecond);
+  while ((totalFrames - startFrame) / energyFramesPerSecond > nominalSeconds * 1.25) {
+    const earliest = startFrame + Math.round(Math.max(minChunkSeconds, nominalSeconds * 0.75) * energyFramesPerSecond);
     // The tail keeps at least half a nominal chunk, so no chunk is a sliver.
     const latest = Math.min(
-      startFrame + Math.round(Math.min(maxChunkSeconds, nominalSeconds * 1.25) * framesPerSecond),
-      totalFrames - Math.round(nominalSeconds * 0.5 * framesPerSecond) - cutWindowFrames,
+      startFrame + Math.round(Math.min(maxChunkSeconds, nominalSeconds * 1.25) * energyFramesPerSecond),
+      totalFrames - Math.round(nominalSeconds * 0.5 * energyFramesPerSecond) - quietWindowFrames,
     );
     if (latest < earliest) break;
-    let bestFrame = earliest;
-    let bestEnergy = Infinity;
-    for (let frame = earliest; frame <= latest; frame += 1) {
-      const energy = (prefix[frame + cutWindowFrames] as number) - (prefix[frame] as number);
-      if (energy < bestEnergy) {
-        bestEnergy = energy;
-        bestFrame = frame;
-      }
-    }
-    const cutFrame = bestFrame + cutWindowFrames / 2;
-    chunks.push({ startSample: startFrame * frameSamples, endSample: cutFrame * frameSamples });
+    // `earliest` and `latest` bound where the quiet window starts.
+    const cutFrame = quietestCut(energies, earliest, latest + quietWindowFrames);
+    chunks.push({ startSample: startFrame * energyFrameSamples, endSample: cutFrame * energyFrameSamples });
     startFrame = cutFrame;
   }
-  chunks.push({ startSample: startFrame * frameSamples, endSample: totalSamples });
+  chunks.push({ startSample: startFrame * energyFrameSamples, endSample: totalSamples });
   return chunks;
 }
 

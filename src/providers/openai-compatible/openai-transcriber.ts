@@ -10,7 +10,16 @@ import { z } from "zod";
 import { VideoRagError } from "../../spec/errors.js";
 import type { Warning } from "../../spec/model.js";
 import type { Transcriber, TranscriptSegment } from "../../spec/providers.js";
-import { extractWav, readFrameEnergies, readWavLayout, type WavLayout } from "../../media/index.js";
+import {
+  energyFramesPerSecond,
+  extractWav,
+  quietestCut,
+  quietWindowFrames,
+  readFrameEnergies,
+  readWavLayout,
+  type AudioSpan,
+  type WavLayout,
+} from "../../media/index.js";
 import { openAiEndpoint, providerId, type OpenAiConnectionOptions } from "./openai-endpoint.js";
 
 export interface OpenAiTranscriberOptions extends OpenAiConnectionOptions {
@@ -32,10 +41,6 @@ const transcriptionReply = z.object({
   words: z.array(z.object({ ...timedText, word: z.string() })).nullish(),
 });
 type TranscriptionReply = z.infer<typeof transcriptionReply>;
-
-// 10 ms energy frames and a cut in the middle of the quietest 200 ms, as the pocketsphinx transcriber cuts its chunks.
-const framesPerSecond = 100;
-const cutWindowSeconds = 0.2;
 
 /** Creates a Transcriber on an OpenAI-compatible server (OpenAI Whisper, faster-whisper-server, whisper.cpp's server). */
 export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Transcriber {
@@ -151,18 +156,11 @@ function transcriptOf(replies: PieceReply[], textOnlyDetail: string): { segments
   return { segments, warnings };
 }
 
-/** A stretch of the input, in samples, sent in one request. */
-interface Piece {
-  startSample: number;
-  endSample: number;
-}
-
 /**
  * Cuts audio longer than `maxSeconds` into the fewest pieces of at most `maxSeconds`, of about equal length, each cut
  * in the middle of the quietest 200 ms within a quarter of the limit of its even place, so that no word is split.
- * (The pocketsphinx transcriber's `planChunks` cuts the same way, but between fixed 10 and 30 s bounds at 16 kHz.)
  */
-async function planPieces(file: FileHandle, layout: WavLayout, wavPath: string, maxSeconds: number): Promise<Piece[]> {
+async function planPieces(file: FileHandle, layout: WavLayout, wavPath: string, maxSeconds: number): Promise<AudioSpan[]> {
   if (layout.channels !== 1 || layout.bitsPerSample !== 16) {
     throw new VideoRagError(
       "INPUT_UNSUPPORTED",
@@ -171,22 +169,13 @@ async function planPieces(file: FileHandle, layout: WavLayout, wavPath: string, 
       { subject: wavPath },
     );
   }
-  const frameSamples = Math.max(1, Math.round(layout.sampleRate / framesPerSecond));
+  // Servers take any sample rate, so the frames are about 10 ms at the file's own rate.
+  const frameSamples = Math.max(1, Math.round(layout.sampleRate / energyFramesPerSecond));
   const energies = await readFrameEnergies(file, layout, frameSamples);
   const totalSamples = Math.floor(layout.dataBytes / 2);
   const totalFrames = totalSamples / frameSamples;
   const maxFrames = Math.floor((maxSeconds * layout.sampleRate) / frameSamples);
-  const halfWindowFrames = Math.max(1, Math.round((cutWindowSeconds * layout.sampleRate) / frameSamples / 2));
-  // Window sums over the energy profile, so each candidate cut costs one lookup.
-  const prefix = new Float64Array(energies.length + 1);
-  for (let frame = 0; frame < energies.length; frame += 1) prefix[frame + 1] = (prefix[frame] as number) + (energies[frame] as number);
-  const loudness = (cutFrame: number) => {
-    const from = Math.max(0, cutFrame - halfWindowFrames);
-    const to = Math.min(energies.length, cutFrame + halfWindowFrames);
-    return ((prefix[to] as number) - (prefix[from] as number)) / Math.max(1, to - from);
-  };
-
-  const pieces: Piece[] = [];
+  const pieces: AudioSpan[] = [];
   let startFrame = 0;
   while (totalFrames - startFrame > maxFrames) {
     const remainingFrames = totalFrames - startFrame;
@@ -197,8 +186,8 @@ async function planPieces(file: FileHandle, layout: WavLayout, wavPath: string, 
     const evenCut = startFrame + remainingFrames / piecesLeft;
     const first = Math.min(latest, Math.max(earliest, Math.floor(evenCut - maxFrames / 4)));
     const last = Math.max(first, Math.min(latest, Math.ceil(evenCut + maxFrames / 4)));
-    let cutFrame = first;
-    for (let frame = first + 1; frame <= last; frame += 1) if (loudness(frame) < loudness(cutFrame)) cutFrame = frame;
+    // `first` and `last` bound the cut itself, which is the middle of its quiet window.
+    const cutFrame = quietestCut(energies, first - quietWindowFrames / 2, last + quietWindowFrames / 2);
     pieces.push({ startSample: startFrame * frameSamples, endSample: cutFrame * frameSamples });
     startFrame = cutFrame;
   }

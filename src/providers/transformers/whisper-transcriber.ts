@@ -8,19 +8,23 @@ import type { AutomaticSpeechRecognitionOutput } from "@huggingface/transformers
 import { VideoRagError } from "../../spec/errors.js";
 import type { Warning } from "../../spec/model.js";
 import type { Transcriber, TranscriptSegment } from "../../spec/providers.js";
-import { extractWav, readFrameEnergies, readWavLayout } from "../../media/index.js";
+import {
+  energyFrameSamples,
+  energyFramesPerSecond,
+  extractWav,
+  quietestCut,
+  readFrameEnergies,
+  readWavLayout,
+  speechSampleRate,
+  type AudioSpan,
+} from "../../media/index.js";
 import { lazy, loadPretrained, modelSource, throwIfAborted, type TransformersProviderOptions } from "./load-pretrained.js";
 
 export type WhisperTranscriberOptions = TransformersProviderOptions;
 
-const sampleRate = 16_000;
-// 10 ms energy frames, as the lite transcriber uses to find pauses.
-const frameSamples = 160;
 const blockSeconds = 300;
 // A block boundary moves back by up to this much to land in a pause rather than inside a word.
 const boundarySearchSeconds = 20;
-// The quietest stretch of this length wins; 200 ms is about the shortest pause between phrases.
-const pauseFrames = 20;
 const wavHeaderBytes = 44;
 
 // Whisper's languages (openai/whisper tokenizer.py), for the multilingual checkpoints.
@@ -54,7 +58,7 @@ export function createWhisperTranscriber(options: WhisperTranscriberOptions = {}
       });
       try {
         const layout = await readWavLayout(file, wavPath);
-        if (layout.sampleRate !== sampleRate || layout.channels !== 1 || layout.bitsPerSample !== 16) {
+        if (layout.sampleRate !== speechSampleRate || layout.channels !== 1 || layout.bitsPerSample !== 16) {
           throw new VideoRagError(
             "INPUT_UNSUPPORTED",
             `expected a 16 kHz mono 16-bit PCM WAV file, got ${layout.sampleRate} Hz, ${layout.channels} channel(s), ${layout.bitsPerSample}-bit`,
@@ -62,20 +66,20 @@ export function createWhisperTranscriber(options: WhisperTranscriberOptions = {}
           );
         }
         const totalSamples = Math.floor(layout.dataBytes / 2);
-        const totalSeconds = totalSamples / sampleRate;
+        const totalSeconds = totalSamples / speechSampleRate;
         onProgress?.(0, totalSeconds);
-        if (totalSamples < frameSamples) return { segments: [], warnings };
+        if (totalSamples < energyFrameSamples) return { segments: [], warnings };
 
         const recognize = await recognizer();
-        const energies = await readFrameEnergies(file, layout, frameSamples);
+        const energies = await readFrameEnergies(file, layout, energyFrameSamples);
         const segments: TranscriptSegment[] = [];
         for (const block of planBlocks(energies, totalSamples)) {
           throwIfAborted(signal, "speech recognition");
           const wav = await extractWav(file, layout, block.startSample, block.endSample);
           const audio = pcmToFloat(wav.subarray(wavHeaderBytes));
           const output = await recognize(audio, { return_timestamps: true, chunk_length_s: 30 });
-          segments.push(...toSegments(output, block.startSample / sampleRate, block.endSample / sampleRate));
-          onProgress?.(block.endSample / sampleRate, totalSeconds);
+          segments.push(...toSegments(output, block.startSample / speechSampleRate, block.endSample / speechSampleRate));
+          onProgress?.(block.endSample / speechSampleRate, totalSeconds);
         }
         return { segments, warnings };
       } finally {
@@ -85,38 +89,23 @@ export function createWhisperTranscriber(options: WhisperTranscriberOptions = {}
   };
 }
 
-/** A stretch of the file fed to the pipeline in one call, in samples. */
-export interface AudioBlock {
-  startSample: number;
-  endSample: number;
-}
-
 /**
  * Cuts the audio into blocks of about `blockSeconds`, each boundary moved back into the quietest 200 ms of the preceding
  * `boundarySearchSeconds`. `energies` holds one value per 10 ms frame (readFrameEnergies).
  */
-export function planBlocks(energies: Float64Array, totalSamples: number): AudioBlock[] {
-  const blocks: AudioBlock[] = [];
-  const blockFrames = (blockSeconds * sampleRate) / frameSamples;
-  const searchFrames = (boundarySearchSeconds * sampleRate) / frameSamples;
+export function planBlocks(energies: Float64Array, totalSamples: number): AudioSpan[] {
+  const blocks: AudioSpan[] = [];
+  const blockFrames = blockSeconds * energyFramesPerSecond;
+  const searchFrames = boundarySearchSeconds * energyFramesPerSecond;
   let startFrame = 0;
   // The last block may run up to a third longer rather than leave a short tail.
   while (energies.length - startFrame > blockFrames * (4 / 3)) {
-    const latest = startFrame + blockFrames;
-    let bestFrame = latest;
-    let bestEnergy = Number.POSITIVE_INFINITY;
-    for (let first = latest - searchFrames; first + pauseFrames <= latest; first += 1) {
-      let sum = 0;
-      for (let frame = first; frame < first + pauseFrames; frame += 1) sum += energies[frame] ?? 0;
-      if (sum < bestEnergy) {
-        bestEnergy = sum;
-        bestFrame = first + pauseFrames / 2;
-      }
-    }
-    blocks.push({ startSample: startFrame * frameSamples, endSample: bestFrame * frameSamples });
-    startFrame = bestFrame;
+    const boundaryFrame = startFrame + blockFrames;
+    const cutFrame = quietestCut(energies, boundaryFrame - searchFrames, boundaryFrame);
+    blocks.push({ startSample: startFrame * energyFrameSamples, endSample: cutFrame * energyFrameSamples });
+    startFrame = cutFrame;
   }
-  blocks.push({ startSample: startFrame * frameSamples, endSample: totalSamples });
+  blocks.push({ startSample: startFrame * energyFrameSamples, endSample: totalSamples });
   return blocks;
 }
 
