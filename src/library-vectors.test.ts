@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import type { VideoRagConfig } from "./config/index.js";
 import { liteConfig } from "./providers/registry.js";
 import { writeTestClipModel, writeTestSentenceModel } from "./providers/transformers/test-models.js";
 import { openLibrary, type Library } from "./library.js";
@@ -15,18 +16,22 @@ import { needsShared, sharedPath } from "./test-support/shared.js";
 const scratch = mkdtempSync(join(tmpdir(), "videorag-vectors-test-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
+/** A configuration whose image-text encoder and sentence embedder are tiny stand-ins written into `modelsDir`. */
+async function standInModels(modelsDir: string): Promise<VideoRagConfig> {
+  await writeTestClipModel(modelsDir, "test/tiny-clip");
+  await writeTestSentenceModel(modelsDir, "test/tiny-minilm");
+  const config = liteConfig();
+  config.modelsDir = modelsDir;
+  config.models.imageText = { provider: "transformers", model: "test/tiny-clip" };
+  config.models.textEmbedder = { provider: "transformers", model: "test/tiny-minilm" };
+  return config;
+}
+
 describe("image-text and dense text vectors from models loaded by name", { skip: needsShared }, () => {
   const path = join(scratch, "library");
   let library: Library;
   before(async () => {
-    const modelsDir = join(scratch, "models");
-    await writeTestClipModel(modelsDir, "test/tiny-clip");
-    await writeTestSentenceModel(modelsDir, "test/tiny-minilm");
-    const config = liteConfig();
-    config.modelsDir = modelsDir;
-    config.models.imageText = { provider: "transformers", model: "test/tiny-clip" };
-    config.models.textEmbedder = { provider: "transformers", model: "test/tiny-minilm" };
-    library = await openLibrary({ path, config, ocr: false, speech: false });
+    library = await openLibrary({ path, config: await standInModels(join(scratch, "models")), ocr: false, speech: false });
   });
   after(() => library.close());
 
@@ -56,14 +61,7 @@ describe("image-text and dense text vectors from models loaded by name", { skip:
 describe("retrieval fuses BM25 with the dense and visual retrievers", { skip: needsShared }, () => {
   let library: Library;
   before(async () => {
-    const modelsDir = join(scratch, "models-2");
-    await writeTestClipModel(modelsDir, "test/tiny-clip");
-    await writeTestSentenceModel(modelsDir, "test/tiny-minilm");
-    const config = liteConfig();
-    config.modelsDir = modelsDir;
-    config.models.imageText = { provider: "transformers", model: "test/tiny-clip" };
-    config.models.textEmbedder = { provider: "transformers", model: "test/tiny-minilm" };
-    library = await openLibrary({ path: join(scratch, "library-2"), config, ocr: false, speech: false });
+    library = await openLibrary({ path: join(scratch, "library-2"), config: await standInModels(join(scratch, "models-2")), ocr: false, speech: false });
     await library.ingest([sharedPath("media/subtitled/friday.mp4"), sharedPath("media/surveillance/bottle-detection.mp4")]);
   });
   after(() => library.close());

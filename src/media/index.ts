@@ -13,7 +13,7 @@ export {
   type SampleFramesOptions,
 } from "./frame-sample.js";
 export { extractAudio } from "./audio.js";
-export { extractWav, readFrameEnergies, readWavLayout, type WavLayout } from "./wav-file.js";
+export { extractWav, readFrameEnergies, readWavLayout, requireSpeechLayout, type WavLayout } from "./wav-file.js";
 export {
   quietestCut,
   speechSampleRate,

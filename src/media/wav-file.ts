@@ -115,6 +115,12 @@ async function readAt(file: FileHandle, position: number, length: number): Promi
   return buffer.subarray(0, filled);
 }
 
+/** Throws INPUT_UNSUPPORTED unless the layout is 16 kHz mono 16-bit PCM, the format speech recognition takes. */
+export function requireSpeechLayout(layout: WavLayout, path: string): void {
+  if (layout.sampleRate === 16_000 && layout.channels === 1 && layout.bitsPerSample === 16) return;
+  throw unsupported(path, `it is ${layout.sampleRate} Hz, ${layout.channels} channel(s), ${layout.bitsPerSample}-bit`);
+}
+
 function unsupported(path: string, reason: string): VideoRagError {
   return new VideoRagError("INPUT_UNSUPPORTED", `expected a 16 kHz mono 16-bit PCM WAV file, but ${reason}`, { subject: path });
 }

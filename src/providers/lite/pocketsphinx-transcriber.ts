@@ -16,6 +16,7 @@ import {
   quietWindowFrames,
   readFrameEnergies,
   readWavLayout,
+  requireSpeechLayout,
   runProcess,
   speechSampleRate,
   type AudioSpan,
@@ -72,13 +73,7 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
         const layout = await readWavLayout(file, wavPath);
-        if (layout.sampleRate !== speechSampleRate || layout.channels !== 1 || layout.bitsPerSample !== 16) {
-          throw new VideoRagError(
-            "INPUT_UNSUPPORTED",
-            `expected a 16 kHz mono 16-bit PCM WAV file, got ${layout.sampleRate} Hz, ${layout.channels} channel(s), ${layout.bitsPerSample}-bit`,
-            { subject: wavPath },
-          );
-        }
+        requireSpeechLayout(layout, wavPath);
         const totalSamples = layout.dataBytes / 2;
         const totalSeconds = totalSamples / speechSampleRate;
         onProgress?.(0, totalSeconds);

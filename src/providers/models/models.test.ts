@@ -22,6 +22,7 @@ import {
   type ModelEntry,
 } from "./index.js";
 import { imagenetClassesToLines } from "./pull-models.js";
+import { rejectsWith } from "../../test-support/assertions.js";
 
 const onnxModels = ["yolox-nano", "mobilenetv2", "silero-vad"];
 const huggingFaceModels = ["Xenova/clip-vit-base-patch32", "Xenova/all-MiniLM-L6-v2", "Xenova/whisper-base.en"];
@@ -34,17 +35,6 @@ function sha256(bytes: Buffer | string): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-/** Asserts that `promise` rejects with a VideoRagError of `code` and returns it. */
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<VideoRagError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(VideoRagError.isInstance(error), `expected a VideoRagError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    return error;
-  }
-  assert.fail(`expected ${code}, but it resolved`);
-}
 
 function throwsWith(run: () => unknown, code: string): VideoRagError {
   try {

@@ -28,6 +28,7 @@ import {
   type ModelCache,
   type RuntimeEvent,
 } from "./index.js";
+import { rejectsWith } from "../../test-support/assertions.js";
 
 const dir = mkdtempSync(join(tmpdir(), "videorag-runtime-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,17 +41,6 @@ const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 const unavailable = (message = "server down", retryAfterSeconds?: number): VideoRagError =>
   new VideoRagError("MODEL_UNAVAILABLE", message, { retryable: true, retryAfterSeconds });
 
-/** Asserts a promise rejects with a VideoRagError of `code`, and returns it. */
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<VideoRagError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(VideoRagError.isInstance(error), `expected a VideoRagError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    return error;
-  }
-  assert.fail(`expected ${code}, but it resolved`);
-}
 
 /** A vector that encodes its text, so order mistakes show. */
 const vectorOf = (text: string): Float32Array => Float32Array.from([text.length, text.charCodeAt(0) || 0, 1]);

@@ -11,24 +11,14 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { VideoRagError } from "../../spec/errors.js";
 import type { RgbImage } from "../../spec/providers.js";
 import { needsShared, sharedPath } from "../../test-support/shared.js";
 import { listModels } from "../models/index.js";
 import { createClipEncoder, createSentenceEmbedder, createWhisperTranscriber } from "./index.js";
 import { writeTestClipModel, writeTestSentenceModel } from "./test-models.js";
 import { planBlocks, toSegments } from "./whisper-transcriber.js";
+import { rejectsWith } from "../../test-support/assertions.js";
 
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<VideoRagError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(VideoRagError.isInstance(error), `expected a VideoRagError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    return error;
-  }
-  assert.fail(`expected ${code}, but it resolved`);
-}
 
 function solid(width: number, height: number, rgb: [number, number, number]): RgbImage {
   const data = new Uint8Array(width * height * 3);

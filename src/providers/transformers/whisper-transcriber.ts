@@ -15,6 +15,7 @@ import {
   quietestCut,
   readFrameEnergies,
   readWavLayout,
+  requireSpeechLayout,
   speechSampleRate,
   type AudioSpan,
 } from "../../media/index.js";
@@ -58,13 +59,7 @@ export function createWhisperTranscriber(options: WhisperTranscriberOptions = {}
       });
       try {
         const layout = await readWavLayout(file, wavPath);
-        if (layout.sampleRate !== speechSampleRate || layout.channels !== 1 || layout.bitsPerSample !== 16) {
-          throw new VideoRagError(
-            "INPUT_UNSUPPORTED",
-            `expected a 16 kHz mono 16-bit PCM WAV file, got ${layout.sampleRate} Hz, ${layout.channels} channel(s), ${layout.bitsPerSample}-bit`,
-            { subject: wavPath },
-          );
-        }
+        requireSpeechLayout(layout, wavPath);
         const totalSamples = Math.floor(layout.dataBytes / 2);
         const totalSeconds = totalSamples / speechSampleRate;
         onProgress?.(0, totalSeconds);
