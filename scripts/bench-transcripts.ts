@@ -12,8 +12,9 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { evalRetrieval, latencyPercentiles, loadQuestions, type EvalQuestion, type RankFunction } from "../src/eval/index.js";
+import { refreshEntityDescriptions } from "../src/graph/index.js";
 import { ingestTranscripts } from "../src/ingest/transcripts.js";
-import { analyzeQuery, rankVideos, searchMoments, tokenize, type LexicalSettings } from "../src/retrieval/index.js";
+import { analyzeQuery, rankVideos, retrievalModes, retrieve, searchMoments, tokenize, type LexicalSettings, type RetrieveOptions } from "../src/retrieval/index.js";
 import type { Store } from "../src/spec/index.js";
 import { openSqliteStore } from "../src/store/index.js";
 import { sharedDir } from "../src/test-support/shared.js";
@@ -58,7 +59,7 @@ const countWords = (words: string[]) => {
   return [...weights].map(([text, weight]) => ({ text, weight }));
 };
 
-function runVariants(store: Store, questions: EvalQuestion[], log: (line: string) => void) {
+async function runVariants(store: Store, questions: EvalQuestion[], log: (line: string) => void): Promise<Record<string, unknown>[]> {
   const settings = (partial: Partial<LexicalSettings>): RankFunction => (question) =>
     rankVideos(store, question, { limit: 10, settings: partial });
   const table: Record<string, RankFunction> = {
@@ -73,8 +74,32 @@ function runVariants(store: Store, questions: EvalQuestion[], log: (line: string
   };
   const rows: Record<string, unknown>[] = [];
   for (const [name, rank] of Object.entries(table)) {
-    const report = evalRetrieval(questions, { rank });
+    const report = await evalRetrieval(questions, { rank });
     rows.push({ variant: name, recallAt1: report.recallAt1, recallAt5: report.recallAt5, recallAt10: report.recallAt10, latencyMs: report.latencyMs });
+    log(`${name}: ${report.recallAt1} / ${report.recallAt5} / ${report.recallAt10}  p50 ${report.latencyMs.p50} ms  p95 ${report.latencyMs.p95} ms`);
+  }
+  return rows;
+}
+
+/**
+ * Recall and latency of each retrieval mode, ranking videos as a user's `eval retrieval --mode` does, plus the ablations
+ * of hybrid without the graph and without the visual channel. Latency leaves out model time (there are no models here).
+ */
+async function runModes(store: Store, questions: EvalQuestion[], log: (line: string) => void): Promise<Record<string, unknown>[]> {
+  const variants: { name: string; options: Omit<RetrieveOptions, "limit"> }[] = [
+    ...retrievalModes.map((mode) => ({ name: mode, options: { mode } })),
+    { name: "hybrid without graph", options: { mode: "hybrid", without: ["graph"] } },
+    { name: "hybrid without visual", options: { mode: "hybrid", without: ["visual"] } },
+  ];
+  const rows: Record<string, unknown>[] = [];
+  for (const { name, options } of variants) {
+    const report = await evalRetrieval(questions, {
+      rank: async (question) => {
+        const found = await retrieve(store, question, { ...options, limit: 50 });
+        return { videos: found.videos.slice(0, 10), modelMs: found.modelMs };
+      },
+    });
+    rows.push({ mode: name, recallAt1: report.recallAt1, recallAt5: report.recallAt5, recallAt10: report.recallAt10, latencyMs: report.latencyMs });
     log(`${name}: ${report.recallAt1} / ${report.recallAt5} / ${report.recallAt10}  p50 ${report.latencyMs.p50} ms  p95 ${report.latencyMs.p95} ms`);
   }
   return rows;
@@ -102,10 +127,14 @@ export async function benchTranscripts(options: BenchTranscriptsOptions = {}): P
       },
     });
     const ingestSeconds = (performance.now() - started) / 1000;
+    const describing = performance.now();
+    await refreshEntityDescriptions(store);
+    const describeSeconds = Math.round((performance.now() - describing) / 100) / 10;
+    log(`ingest ${ingestSeconds.toFixed(1)} s, entity descriptions ${describeSeconds} s`);
     const count = (status: string) => results.filter((result) => result.status === status).length;
 
     const questions = loadQuestions(questionsPath);
-    const retrieval = evalRetrieval(questions, { rank: (question) => rankVideos(store, question, { limit: 10 }) });
+    const retrieval = await evalRetrieval(questions, { rank: (question) => rankVideos(store, question, { limit: 10 }) });
     // What a user waits for in `ask`: the ranked videos with their moments, then the moments across the library.
     const combined: number[] = [];
     for (const question of questions) {
@@ -123,6 +152,8 @@ export async function benchTranscripts(options: BenchTranscriptsOptions = {}): P
         failed: count("failed"),
         clips: results.reduce((sum, result) => sum + result.clipCount, 0),
         seconds: Math.round(ingestSeconds * 10) / 10,
+        graph: store.graphStats(),
+        describeSeconds,
       },
       retrieval: {
         questions: retrieval.questions,
@@ -132,7 +163,8 @@ export async function benchTranscripts(options: BenchTranscriptsOptions = {}): P
         rankVideosLatencyMs: retrieval.latencyMs,
         rankVideosPlusSearchMomentsLatencyMs: latencyPercentiles(combined),
       },
-      ...(options.variants ? { variants: runVariants(store, questions, log) } : {}),
+      ...(options.variants ? { variants: await runVariants(store, questions, log) } : {}),
+      modes: await runModes(store, questions, log),
     };
   } finally {
     store.close();

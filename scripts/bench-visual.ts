@@ -56,7 +56,7 @@ export async function benchVisual(runs = 3) {
         first.push(cold.seconds / cold.report.wallSeconds);
         // Same library, videos removed and ingested again: every model output comes from the cache.
         const library = await openLibrary({ path, modelsDir: sharedPath("models"), ocr: profile.ocr, speech: profile.speech });
-        for (const video of library.list()) library.remove(video.id);
+        for (const video of library.list()) await library.remove(video.id);
         library.close();
         const warm = await ingestOnce(path, profile, videos);
         second.push(warm.seconds / warm.report.wallSeconds);

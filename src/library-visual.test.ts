@@ -48,7 +48,7 @@ describe("street footage with the local detector and tagger", { skip: needsShare
   });
 
   test("a second ingest of the same videos makes zero model calls", async () => {
-    for (const video of library.list()) library.remove(video.id);
+    for (const video of library.list()) await library.remove(video.id);
     library.close();
     library = await openLibrary({ path, modelsDir: sharedPath("models"), ocr: false, speech: false });
     const report = await library.ingest(videos.map((video) => sharedPath("media/surveillance", video)));

@@ -64,7 +64,7 @@ describe("a library of subtitled videos", { skip: needsShared }, () => {
   test("remove takes the video out of list and search", async () => {
     const video = library.list().find((item) => item.title === "popeye_pgs.mkv");
     assert.ok(video);
-    library.remove(video.id);
+    await library.remove(video.id);
     assert.ok(!library.list().some((item) => item.id === video.id));
     assert.ok(!(await library.search("nice ship we had once")).some((hit) => hit.videoId === video.id));
   });

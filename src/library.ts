@@ -4,15 +4,15 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { buildEvidence, extractiveAnswer, streamLlmAnswer } from "./answer/index.js";
+import { buildEvidence, extractiveAnswer, redescribeClip, selectClipFrames, streamLlmAnswer } from "./answer/index.js";
 import type { VideoRagConfig } from "./config/index.js";
 import { expandInputs, ingestMediaFile, ingestTranscripts, summarize } from "./ingest/index.js";
-import type { IngestOptions, IngestReport, IngestResult } from "./ingest/index.js";
-import { encodeJpeg, sampleRgbFrames } from "./media/index.js";
+import type { GraphSettings, IngestOptions, IngestReport, IngestResult } from "./ingest/index.js";
 import { chooseProviders, liteConfig, type ProviderChoice } from "./providers/registry.js";
-import { analyzeText, rankVideos, searchMultimodal, termKey } from "./retrieval/index.js";
+import { entityNameKey, refreshEntityDescriptions } from "./graph/index.js";
+import { analyzeText, retrievalHits, retrieve, retrieveVideos, termKey, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
 import { VideoRagError, toVideoRagError } from "./spec/index.js";
-import type { Answer, Hit, ImageInput, Store, Video, VideoHit } from "./spec/index.js";
+import type { Answer, GraphEntity, GraphStats, Hit, ImageInput, ImageTextEncoder, RetrievalMode, Segment, Store, Video } from "./spec/index.js";
 import { openSqliteStore } from "./store/index.js";
 
 const libraryOptionsSchema = z
@@ -44,7 +44,14 @@ export type LibraryOptions = z.input<typeof libraryOptionsSchema>;
 
 export interface SearchOptions {
   limit?: number;
+  /** How to retrieve; the configuration's `retrieval.mode` (default hybrid) when absent. */
+  mode?: RetrievalMode;
   signal?: AbortSignal;
+}
+
+export interface RetrieveOptions extends SearchOptions {
+  /** Leave channels out of `hybrid`, for ablations. */
+  without?: readonly ("graph" | "visual")[];
 }
 
 export interface AskOptions {
@@ -55,6 +62,8 @@ export interface AskOptions {
   onText?: (delta: string) => void;
   /** Give a vision-language model the frames of the best moments (default true when it accepts images). */
   frames?: boolean;
+  /** How to retrieve; the configuration's `retrieval.mode` (default hybrid) when absent. */
+  mode?: RetrievalMode;
   signal?: AbortSignal;
 }
 
@@ -67,15 +76,20 @@ export interface Library {
   ingestTranscripts(directory: string, options?: IngestOptions): Promise<IngestReport>;
   /** Ranked moments (clip hits merged) for a query, from every retriever the configured models allow. */
   search(query: string, options?: SearchOptions): Promise<Hit[]>;
-  /** Ranked whole videos for a query. */
-  searchVideos(query: string, options?: SearchOptions): VideoHit[];
+  /** Ranked whole videos for a query: text and visual evidence fused (the `video` mode). */
+  searchVideos(query: string, options?: Omit<SearchOptions, "mode">): Promise<ScoredVideo[]>;
+  /** The retrieval behind search and ask: clips with provenance, the videos they rank, the rewrites and the model time. */
+  retrieve(question: string, options?: RetrieveOptions): Promise<Retrieval>;
   /** An answer with citations to the moments it came from. */
   ask(question: string, options?: AskOptions): Promise<Answer>;
   list(): Video[];
   /** Resolves a full id, a unique id prefix, a path or a title to a video. */
   find(reference: string): Video;
-  /** Removes a video and everything it contributed. */
-  remove(reference: string): Video;
+  /** Removes a video and everything it contributed, the graph entities only it mentioned included. */
+  remove(reference: string): Promise<Video>;
+  /** An entity of the knowledge graph by name, with its sources; undefined when there is none. */
+  entity(name: string): GraphEntity | undefined;
+  graphStats(): GraphStats;
   /** The providers each stage uses, one line each. */
   providers(): Promise<string[]>;
   /** Model calls, cache hits and retries per model since the library was opened. */
@@ -85,35 +99,40 @@ export interface Library {
 
 /** Frames given per moment when a vision-language model answers; the best moments first until the model's limit. */
 const framesPerMoment = 4;
+/** Moments a vision-language model re-describes for the question in hybrid mode. */
+const redescribedMoments = 3;
 
 /** Attaches frames of the best moments to their first evidence item: the "video as context" answer. */
 async function attachFrames(
   evidence: { path: string; videoId: string; startSecond: number; endSecond: number; images?: ImageInput[] }[],
-  maxImages: number,
-  signal?: AbortSignal,
+  options: { maxImages: number; question: string; imageText?: ImageTextEncoder; signal?: AbortSignal },
 ): Promise<void> {
-  let budget = maxImages;
+  let budget = options.maxImages;
   const done = new Set<string>();
   for (const item of evidence) {
     const key = `${item.videoId}@${item.startSecond}`;
     if (budget <= 0 || done.has(key)) continue;
     done.add(key);
-    const count = Math.min(framesPerMoment, budget);
-    const span = Math.max(1, item.endSecond - item.startSecond);
-    const images: ImageInput[] = [];
-    try {
-      for await (const frame of sampleRgbFrames(item.path, { everySeconds: span / count, startSecond: item.startSecond, endSecond: item.endSecond, maxSide: 512, signal })) {
-        if (images.length >= count) break;
-        images.push({ data: await encodeJpeg(frame, { maxSide: 512 }), mimeType: "image/jpeg", timeSecond: frame.timeSecond });
-      }
-    } catch (error) {
-      // A moved or transcript-only source has no frames to give; the answer still has the text.
-      if (signal?.aborted) throw error;
-    }
+    const images = await momentFrames(item.path, item.startSecond, item.endSecond, { ...options, count: Math.min(framesPerMoment, budget) });
     if (images.length > 0) {
       item.images = images;
       budget -= images.length;
     }
+  }
+}
+
+/** Frames chosen for the question; none when the source is gone or has no pictures (the text still answers). */
+async function momentFrames(
+  path: string,
+  startSecond: number,
+  endSecond: number,
+  options: { count: number; question: string; imageText?: ImageTextEncoder; signal?: AbortSignal },
+): Promise<ImageInput[]> {
+  try {
+    return await selectClipFrames(path, startSecond, endSecond, options);
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    return [];
   }
 }
 
@@ -194,6 +213,32 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     });
   };
 
+  const graphSettings = (choice: ProviderChoice): GraphSettings => ({
+    model: choice.llm,
+    embedder: choice.textEmbedder,
+    chunkTokens: config.graph.chunkTokens,
+    glean: config.graph.glean,
+    mergeDistance: config.graph.mergeDistance,
+  });
+  /** Entities whose sources changed get one description again, synthesised by the language model when there is one. */
+  const describeEntities = async (choice: ProviderChoice, signal?: AbortSignal): Promise<void> => {
+    await refreshEntityDescriptions(store, { model: choice.llm, signal });
+  };
+  const retrieval = async (question: string, options: RetrieveOptions = {}): Promise<Retrieval> => {
+    const choice = await providers();
+    return retrieve(store, question, {
+      mode: options.mode ?? config.retrieval.mode,
+      limit: options.limit ?? 20,
+      llm: choice.llm,
+      textEmbedder: choice.textEmbedder,
+      imageText: choice.imageText,
+      alpha: config.retrieval.alpha,
+      filter: config.retrieval.filter,
+      ...(options.without ? { without: options.without } : {}),
+      signal: options.signal,
+    });
+  };
+
   return {
     path,
     async ingest(inputs, ingestOptions = {}) {
@@ -211,6 +256,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
           ? { detector: choice.detector, tagger: choice.tagger, imageText: choice.imageText, vision: choice.vision, everySeconds: config.visualEverySeconds }
           : undefined,
         textEmbedder: choice.textEmbedder,
+        graph: graphSettings(choice),
       };
       const files = await expandInputs(inputs);
       const results: IngestResult[] = [];
@@ -223,6 +269,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         results.push(result);
         emit({ type: "video-done", result });
       }
+      await describeEntities(choice, ingestOptions.signal);
       const report = summarize(results, (performance.now() - started) / 1000);
       report.warnings.unshift(...choice.warnings);
       report.providers = choice.summary;
@@ -230,34 +277,42 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     },
     async ingestTranscripts(directory, ingestOptions = {}) {
       const started = performance.now();
+      const choice = await providers();
       const results = await ingestTranscripts(store, resolve(directory), {
         clipSeconds: config.clipSeconds,
+        graph: graphSettings(choice),
         onProgress: ingestOptions.onProgress,
         signal: ingestOptions.signal,
       });
+      await describeEntities(choice, ingestOptions.signal);
       return summarize(results, (performance.now() - started) / 1000);
     },
     async search(query, searchOptions = {}) {
+      const limit = searchOptions.limit ?? 10;
+      return retrievalHits(store, query, await retrieval(query, { ...searchOptions, limit: limit * 2 }), limit);
+    },
+    async searchVideos(query, searchOptions = {}) {
       const choice = await providers();
-      return searchMultimodal(store, query, {
+      return retrieveVideos(store, query, {
         limit: searchOptions.limit ?? 10,
-        textEmbedder: choice.textEmbedder,
+        alpha: config.retrieval.alpha,
         imageText: choice.imageText,
         signal: searchOptions.signal,
       });
     },
-    searchVideos(query, searchOptions = {}) {
-      return rankVideos(store, query, { limit: searchOptions.limit ?? 10 });
-    },
+    retrieve: retrieval,
     async ask(question, askOptions = {}) {
       const started = performance.now();
       if (!question.trim()) throw new VideoRagError("ARGUMENT_INVALID", "the question is empty");
       const choice = await providers();
       const { llm, textEmbedder, imageText } = choice;
-      const moments = await searchMultimodal(store, question, { limit: askOptions.limit ?? 8, textEmbedder, imageText, signal: askOptions.signal });
+      const limit = askOptions.limit ?? 8;
+      const found = await retrieval(question, { mode: askOptions.mode, limit: limit * 2, signal: askOptions.signal });
+      const moments = retrievalHits(store, question, found, limit);
       const used = new Set(moments.flatMap((moment) => moment.retriever.split("+")));
       const models = [used.has("dense") && textEmbedder ? `dense: ${textEmbedder.id}` : "", used.has("visual") && imageText ? `visual: ${imageText.id}` : ""].filter(Boolean);
-      const retrievers = `${[...used].join("+") || "bm25"}${models.length > 0 ? ` (${models.join(", ")})` : ""}`;
+      const retrievers = `${found.mode} mode: ${[...used].join("+") || "nothing found"}${models.length > 0 ? ` (${models.join(", ")})` : ""}`;
+      const answered = { mode: found.mode, moments };
       const retrieved = performance.now();
       const timings = (finished: number): Record<string, number> => ({
         retrievalMs: Math.round(retrieved - started),
@@ -266,14 +321,31 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       });
       const warnings: Answer["warnings"] = [];
       if (llm) {
-        const evidence = buildEvidence(moments, {
-          segmentsOf: (moment) => store.getSegments(moment.videoId, moment.startSecond, moment.endSecond),
-          timesEstimated: isEstimated,
-        });
-        const withFrames = llm.capabilities.acceptsImages && askOptions.frames !== false;
+        // Hybrid with a vision-language model: the best moments are described again for this question, from frames
+        // chosen for it, and that description leads their evidence; other modes hand the frames to the answer itself.
+        const redescribe = found.mode === "hybrid" && llm.capabilities.acceptsImages && askOptions.frames !== false;
+        const withFrames = llm.capabilities.acceptsImages && (askOptions.frames === true || (askOptions.frames !== false && !redescribe));
         let streamed = false;
         try {
-          if (withFrames) await attachFrames(evidence, llm.capabilities.maxImages, askOptions.signal);
+          const descriptions = new Map<Hit, Segment>();
+          if (redescribe) {
+            for (const moment of moments.slice(0, redescribedMoments)) {
+              const count = Math.min(config.retrieval.redescribeFrames, llm.capabilities.maxImages);
+              const images = await momentFrames(moment.path, moment.startSecond, moment.endSecond, { count, question, imageText, signal: askOptions.signal });
+              if (images.length === 0) continue;
+              const transcript = store.getSegments(moment.videoId, moment.startSecond, moment.endSecond).filter((segment) => segment.source !== "visual" && segment.source !== "caption").map((segment) => segment.text).join(" ");
+              const text = await redescribeClip(llm, { question, keywords: found.keywords ?? [], images, transcript, signal: askOptions.signal });
+              if (text) descriptions.set(moment, { startSecond: moment.startSecond, endSecond: moment.endSecond, text, source: "caption" });
+            }
+          }
+          const evidence = buildEvidence(moments, {
+            segmentsOf: (moment) => {
+              const description = descriptions.get(moment);
+              return [...(description ? [description] : []), ...store.getSegments(moment.videoId, moment.startSecond, moment.endSecond)];
+            },
+            timesEstimated: isEstimated,
+          });
+          if (withFrames) await attachFrames(evidence, { maxImages: llm.capabilities.maxImages, question, imageText, signal: askOptions.signal });
           const onText = askOptions.onText;
           const answer = await streamLlmAnswer({
             question,
@@ -286,10 +358,11 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
             },
           });
           return {
+            ...answered,
             text: answer.text,
             citations: answer.citations,
-            warnings: answer.warnings,
-            profile: `${llm.id} answer${withFrames ? " with frames" : ""} over ${retrievers} retrieval`,
+            warnings: [...found.warnings, ...answer.warnings],
+            profile: `${llm.id} answer${withFrames ? " with frames" : ""}${descriptions.size > 0 ? `, ${descriptions.size} moments re-described from frames` : ""} over ${retrievers} retrieval`,
             timings: timings(performance.now()),
           };
         } catch (error) {
@@ -302,20 +375,24 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       const answer = extractive(question, moments, askOptions.maxSentences);
       askOptions.onText?.(answer.text);
       return {
+        ...answered,
         ...answer,
-        warnings: [...warnings, ...answer.warnings],
+        warnings: [...found.warnings, ...warnings, ...answer.warnings],
         profile: `lite (${retrievers} retrieval, extractive answer, no language model)`,
         timings: timings(performance.now()),
       };
     },
     list: () => store.listVideos(),
     find,
-    remove(reference) {
+    async remove(reference) {
       const video = find(reference);
       store.removeVideo(video.id);
       timesEstimated.delete(video.id);
+      await describeEntities(await providers());
       return video;
     },
+    entity: (name) => store.getEntity(entityNameKey(name)),
+    graphStats: () => store.graphStats(),
     async providers() {
       return (await providers()).summary;
     },

@@ -6,3 +6,5 @@ export { buildEvidence, type BuildEvidenceOptions } from "./build-evidence.js";
 export { buildAnswerPrompt, planAnswerPrompt, type AnswerPrompt, type AnswerPromptOptions } from "./answer-prompt.js";
 export { parseCitedAnswer, type CitedAnswer } from "./cited-answer.js";
 export { streamLlmAnswer, type LlmAnswer, type LlmAnswerInput } from "./llm-answer.js";
+export { selectClipFrames, type ClipFramesOptions } from "./clip-frames.js";
+export { redescribeClip, type RedescribeInput } from "./redescribe-clip.js";

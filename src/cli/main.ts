@@ -7,7 +7,8 @@ import { evalRetrieval, loadQuestions, rougeL } from "../eval/index.js";
 import { openLibrary, type Library } from "../library.js";
 import { diagnose } from "../providers/doctor.js";
 import { listModels, modelsDir, pullModels, verifyModels } from "../providers/models/index.js";
-import { VideoRagError } from "../spec/index.js";
+import { retrievalModes } from "../retrieval/index.js";
+import { VideoRagError, type HitProvenance, type RetrievalMode, type Video } from "../spec/index.js";
 import { reportError } from "./exit-codes.js";
 import { createCountPrinter, createProgressPrinter, formatSummary } from "./progress.js";
 
@@ -20,6 +21,7 @@ Usage:
   videorag search "<query>"                   ranked moments with times, scores and matching text
   videorag list                               videos in the library
   videorag remove <id>                        remove a video and everything it contributed
+  videorag entity "<name>"                    a knowledge-graph entity: its description, sources and relations
   videorag eval retrieval --questions <file>  recall@1/5/10 and search latency
   videorag eval answers --questions <file>    ROUGE-L of the answers
 
@@ -34,6 +36,9 @@ Options:
   --models-dir <dir>  local models folder (default $VIDEORAG_MODELS_DIR or ~/.cache/videorag/models)
   --json            machine-readable output (read commands and eval)
   --limit <n>       number of results (search, ask)
+  --mode <mode>     retrieval: naive | graph | visual | hybrid (default) | video  (ask, search, eval)
+  --without <ch>    leave graph or visual out of hybrid, for ablations (eval retrieval; repeatable)
+  --explain         ask: show which retriever found each cited moment, and how
   --clip-seconds <n>  clip length for ingest (default 30)
   --no-ocr, --no-speech, --no-visual  turn off screen text / speech recognition / detection and captions during ingest
   -h, --help`;
@@ -50,6 +55,9 @@ const options = {
   "no-visual": { type: "boolean" },
   config: { type: "string" },
   "models-dir": { type: "string" },
+  mode: { type: "string" },
+  without: { type: "string", multiple: true },
+  explain: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } satisfies ParseArgsConfig["options"];
 
@@ -60,6 +68,34 @@ function positiveInteger(value: string | undefined, name: string, fallback: numb
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed <= 0) throw new VideoRagError("ARGUMENT_INVALID", `--${name} must be a positive number, got "${value}"`);
   return parsed;
+}
+
+function retrievalMode(value: string | undefined): RetrievalMode | undefined {
+  if (value === undefined) return undefined;
+  if (!(retrievalModes as readonly string[]).includes(value)) {
+    throw new VideoRagError("ARGUMENT_INVALID", `--mode must be one of ${retrievalModes.join(", ")}, got "${value}"`);
+  }
+  return value as RetrievalMode;
+}
+
+function ablations(values: string[] | undefined): ("graph" | "visual")[] | undefined {
+  if (!values) return undefined;
+  for (const value of values) {
+    if (value !== "graph" && value !== "visual") throw new VideoRagError("ARGUMENT_INVALID", `--without takes graph or visual, got "${value}"`);
+  }
+  return values as ("graph" | "visual")[];
+}
+
+/** How a retriever found a moment, in one line: "graph (rank 2, entities: popeye, sinbad)". */
+function describeProvenance(found: HitProvenance): string {
+  const details = [
+    `rank ${found.rank}`,
+    `score ${Number(found.score.toPrecision(3))}`,
+    ...(found.entities?.length ? [`entities: ${found.entities.join(", ")}`] : []),
+    ...(found.frameSecond !== undefined ? [`frame at ${formatTimestamp(found.frameSecond)}`] : []),
+    ...(found.detail ? [found.detail] : []),
+  ];
+  return `${found.retriever} (${details.join(", ")})`;
 }
 
 function print(json: boolean | undefined, data: unknown, text: () => string): void {
@@ -132,6 +168,7 @@ async function askCommand(values: Values, words: string[]): Promise<void> {
     const streamed = !values.json;
     const answer = await library.ask(question, {
       limit: values.limit ? positiveInteger(values.limit, "limit", 8) : undefined,
+      mode: retrievalMode(values.mode),
       onText: streamed ? (delta) => process.stdout.write(delta) : undefined,
     });
     if (streamed) process.stdout.write("\n");
@@ -139,7 +176,14 @@ async function askCommand(values: Values, words: string[]): Promise<void> {
       const lines: string[] = [];
       if (answer.citations.length > 0) {
         lines.push("", "Sources:");
-        answer.citations.forEach((citation, index) => lines.push(`  ${index + 1}. ${formatCitation(citation, citation.timesEstimated)} ${citation.path}`));
+        answer.citations.forEach((citation, index) => {
+          lines.push(`  ${index + 1}. ${formatCitation(citation, citation.timesEstimated)} ${citation.path}`);
+          if (!values.explain) return;
+          // The retrieved moment the citation falls in tells which retrievers found it.
+          const moment = answer.moments?.find((hit) => hit.videoId === citation.videoId && hit.startSecond < citation.endSecond + 15 && hit.endSecond > citation.startSecond - 15);
+          const found = moment?.provenance ?? [];
+          lines.push(`     found by ${found.length > 0 ? found.map(describeProvenance).join("; ") : "no retriever (added as context)"}`);
+        });
       }
       for (const warning of answer.warnings) lines.push(`warning: ${warning.detail}`);
       lines.push("", `(${answer.profile}; ${answer.timings.totalMs} ms)`);
@@ -152,16 +196,37 @@ async function searchCommand(values: Values, words: string[]): Promise<void> {
   const query = words.join(" ").trim();
   if (!query) throw new VideoRagError("ARGUMENT_INVALID", "search needs a query");
   await withLibrary(values, async (library) => {
-    const hits = await library.search(query, { limit: positiveInteger(values.limit, "limit", 10) });
+    const hits = await library.search(query, { limit: positiveInteger(values.limit, "limit", 10), mode: retrievalMode(values.mode) });
     print(
       values.json,
-      { hits: hits.map(({ videoId, path, startSecond, endSecond, score, text, source, retriever }) => ({ videoId, path, startSecond, endSecond, score, text, source, retriever })) },
+      { hits: hits.map(({ videoId, path, startSecond, endSecond, score, text, source, retriever, provenance }) => ({ videoId, path, startSecond, endSecond, score, text, source, retriever, provenance })) },
       () =>
         hits.length === 0
           ? "No matching moments."
           : hits
-              .map((hit, index) => `${index + 1}. ${formatCitation(hit)} score ${hit.score.toPrecision(3)} (${[hit.retriever, ...hit.source].join(", ")})\n   ${hit.text.replace(/\s+/g, " ").slice(0, 200)}`)
+              .map((hit, index) => {
+                const head = `${index + 1}. ${formatCitation(hit)} score ${hit.score.toPrecision(3)} (${[hit.retriever, ...hit.source].join(", ")})\n   ${hit.text.replace(/\s+/g, " ").slice(0, 200)}`;
+                return values.explain && hit.provenance ? `${head}\n   found by ${hit.provenance.map(describeProvenance).join("; ")}` : head;
+              })
               .join("\n"),
+    );
+  });
+}
+
+async function entityCommand(values: Values, words: string[]): Promise<void> {
+  const name = words.join(" ").trim();
+  if (!name) throw new VideoRagError("ARGUMENT_INVALID", 'entity needs a name, e.g. videorag entity "popeye"');
+  await withLibrary(values, async (library) => {
+    const entity = library.entity(name);
+    if (!entity) throw new VideoRagError("ARGUMENT_INVALID", `no entity "${name}" in the library's graph (${library.graphStats().entities} entities)`, { subject: name });
+    const titles = new Map(library.list().map((video) => [video.id, video.title]));
+    print(values.json, entity, () =>
+      [
+        `${entity.name} (${entity.type})`,
+        entity.description ? `  ${entity.description}` : "",
+        `sources (${new Set(entity.sources.map((source) => source.videoId)).size} videos):`,
+        ...entity.sources.map((source) => `  ${titles.get(source.videoId) ?? source.videoId} chunk ${source.chunkIndex} (clips ${source.clipStart}–${source.clipEnd}): ${source.description.slice(0, 160)}`),
+      ].filter(Boolean).join("\n"),
     );
   });
 }
@@ -180,7 +245,8 @@ async function listCommand(values: Values): Promise<void> {
 async function removeCommand(values: Values, references: string[]): Promise<void> {
   if (references.length === 0) throw new VideoRagError("ARGUMENT_INVALID", "remove needs a video id (see videorag list)");
   await withLibrary(values, async (library) => {
-    const removed = references.map((reference) => library.remove(reference));
+    const removed: Video[] = [];
+    for (const reference of references) removed.push(await library.remove(reference));
     print(values.json, { removed: removed.map((video) => ({ id: video.id, path: video.path })) }, () =>
       removed.map((video) => `removed ${video.id} ${video.title}`).join("\n"),
     );
@@ -193,13 +259,20 @@ async function evalCommand(values: Values, args: string[]): Promise<void> {
   if (!values.questions) throw new VideoRagError("ARGUMENT_INVALID", "eval needs --questions <file>");
   const questions = loadQuestions(values.questions);
   await withLibrary(values, async (library) => {
+    const mode = retrievalMode(values.mode);
+    const without = ablations(values.without);
     if (kind === "retrieval") {
-      const report = evalRetrieval(questions, { rank: (question) => library.searchVideos(question, { limit: 10 }) });
-      print(values.json, report, () =>
+      const report = await evalRetrieval(questions, {
+        rank: async (question) => {
+          const found = await library.retrieve(question, { mode, limit: 50, ...(without ? { without } : {}) });
+          return { videos: found.videos.slice(0, 10), modelMs: found.modelMs };
+        },
+      });
+      print(values.json, { mode: mode ?? "default", without: without ?? [], ...report }, () =>
         [
-          `questions: ${report.questions}`,
+          `questions: ${report.questions} (mode ${mode ?? "default"}${without ? `, without ${without.join(" and ")}` : ""})`,
           `recall@1 ${report.recallAt1.toFixed(3)}  recall@5 ${report.recallAt5.toFixed(3)}  recall@10 ${report.recallAt10.toFixed(3)}`,
-          `search latency p50 ${report.latencyMs.p50.toFixed(1)} ms, p95 ${report.latencyMs.p95.toFixed(1)} ms`,
+          `search latency p50 ${report.latencyMs.p50.toFixed(1)} ms, p95 ${report.latencyMs.p95.toFixed(1)} ms (model calls excluded)`,
         ].join("\n"),
       );
       return;
@@ -210,13 +283,13 @@ async function evalCommand(values: Values, args: string[]): Promise<void> {
     let profile = "";
     const perQuestion = [];
     for (const question of withAnswers) {
-      const answer = await library.ask(question.question);
+      const answer = await library.ask(question.question, { mode });
       profile = answer.profile;
       const score = rougeL(stripCitations(answer.text), question.answer ?? "");
       total += score;
       perQuestion.push({ id: question.id, rougeL: Number(score.toFixed(2)), citations: answer.citations.length });
     }
-    const report = { questions: withAnswers.length, rougeL: Number((total / withAnswers.length).toFixed(2)), profile, perQuestion };
+    const report = { mode: mode ?? "default", questions: withAnswers.length, rougeL: Number((total / withAnswers.length).toFixed(2)), profile, perQuestion };
     print(values.json, report, () => `questions: ${report.questions}\nROUGE-L ${report.rougeL.toFixed(2)} (${report.profile})`);
   });
 }
@@ -303,6 +376,8 @@ export async function main(argv: string[]): Promise<void> {
         return await searchCommand(values, rest);
       case "list":
         return await listCommand(values);
+      case "entity":
+        return await entityCommand(values, rest);
       case "remove":
         return await removeCommand(values, rest);
       case "eval":

@@ -51,6 +51,30 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    graph: z
+      .object({
+        /** Consecutive clip descriptions are grouped into chunks of at most this many tokens for entity extraction. */
+        chunkTokens: z.number().int().min(100).max(32000).default(1200),
+        /** A second extraction pass asking the language model for the entities it missed. */
+        glean: z.boolean().default(true),
+        /** Differently named entities of one type merge when their name vectors are this close (cosine distance). */
+        mergeDistance: z.number().min(0).max(1).default(0.1),
+      })
+      .strict()
+      .default({}),
+    retrieval: z
+      .object({
+        /** How `ask` and `search` retrieve when no mode is given. */
+        mode: z.enum(["naive", "graph", "visual", "hybrid", "video"]).default("hybrid"),
+        /** Weight of text against visual evidence when whole videos are scored (`video` mode). */
+        alpha: z.number().min(0).max(1).default(0.7),
+        /** Ask the language model whether each hybrid candidate clip is relevant, and drop those it rejects. */
+        filter: z.boolean().default(true),
+        /** Frames a vision-language model sees when it re-describes a clip for the question. */
+        redescribeFrames: z.number().int().min(1).max(64).default(15),
+      })
+      .strict()
+      .default({}),
     runtime: z
       .object({
         retries: z.number().int().min(0).max(10).default(3),

@@ -15,7 +15,7 @@ import { loadQuestions, type EvalQuestion } from "./load-questions.js";
 const dir = mkdtempSync(join(tmpdir(), "videorag-eval-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test("recall@k is measured on each question's first relevant video, with the rank of each", () => {
+test("recall@k is measured on each question's first relevant video, with the rank of each", async () => {
   const store = openSqliteStore(join(dir, "stub.sqlite"));
   const questions: EvalQuestion[] = [
     { id: "top", question: "a", relevantVideos: ["v1", "v9"] },
@@ -25,7 +25,7 @@ test("recall@k is measured on each question's first relevant video, with the ran
   ];
   const ranked = Array.from({ length: 10 }, (_, index) => ({ videoId: `v${index + 1}` }));
   const calls: string[] = [];
-  const report = evalRetrieval(questions, {
+  const report = await evalRetrieval(questions, {
     rank: (question) => {
       calls.push(question);
       return ranked;
@@ -64,7 +64,7 @@ test("on 320 real transcripts, dev questions find their source video in the top 
   const results = await ingestTranscripts(store, folder);
   assert.equal(results.filter((result) => result.status === "ingested").length, 320);
   const questions = all.filter((question) => relevant.includes(question.relevantVideos[0] ?? ""));
-  const report = evalRetrieval(questions, { rank: (question) => rankVideos(store, question, { limit: 10 }) });
+  const report = await evalRetrieval(questions, { rank: (question) => rankVideos(store, question, { limit: 10 }) });
 
   const brakes = report.ranks.find((rank) => rank.id === "fH7ZK9YAckQ_0");
   assert.ok(brakes?.rank !== null && (brakes?.rank ?? 99) <= 10, `the brake-disc question ranked its video at ${brakes?.rank}`);

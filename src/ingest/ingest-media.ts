@@ -35,6 +35,7 @@ import { mapConcurrent } from "./map-concurrent.js";
 import { mergeScreenText, type FrameText } from "./screen-text.js";
 import type { IngestEvent, IngestResult, MediaStage } from "./types.js";
 import { decodeVector, encodeVector, extractVisual, hasVisualModels, type VisualModels, type VisualStage } from "./visual-stage.js";
+import { graphNote, runGraphStage, type GraphSettings } from "./graph-stage.js";
 import { imageSpace, textSpace } from "./vector-spaces.js";
 import { framesInClip, templateCaption, visualSegments } from "./visual-words.js";
 
@@ -54,6 +55,8 @@ export interface MediaIngestContext {
   visual?: VisualModels;
   /** Dense text vectors per clip; optional. */
   textEmbedder?: TextEmbedder;
+  /** How the knowledge graph is read from the clips: a language model when given, the lite extractor otherwise. */
+  graph: GraphSettings;
 }
 
 interface SubtitleStage {
@@ -320,6 +323,12 @@ export async function ingestMediaFile(
       }
     }
 
+    const graph = await runGraphStage(context.graph, documents, runStage, {
+      signal,
+      onProgress: (fraction) => emit({ type: "stage-progress", path, stage: "graph", fraction }),
+    });
+    result.notes.push(graphNote(graph));
+
     signal?.throwIfAborted();
     emit({ type: "stage-start", path, stage: "commit" });
     const started = performance.now();
@@ -341,6 +350,7 @@ export async function ingestMediaFile(
       segments,
       frames: screen.frames,
       vectors,
+      graph,
       fingerprint,
     });
     result.stageSeconds.commit = (performance.now() - started) / 1000;

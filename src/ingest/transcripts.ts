@@ -6,13 +6,17 @@ import { readdir, readFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import { parseSubtitleText, planClips } from "../media/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
-import type { Segment, Store } from "../spec/index.js";
+import { buildLiteVideoGraph, buildVideoGraph } from "../graph/index.js";
+import type { ClipDocument, Segment, Store, VideoGraph } from "../spec/index.js";
 import { buildClipDocuments } from "./clip-documents.js";
+import type { GraphSettings } from "./graph-stage.js";
 import type { IngestOptions, IngestResult } from "./types.js";
 
 export interface TranscriptIngestOptions extends IngestOptions {
   /** Length of the clips retrieval ranks; default 30. */
   clipSeconds?: number;
+  /** How the knowledge graph is read; the lite extractor with 1,200-token chunks when absent. */
+  graph?: GraphSettings;
 }
 
 /** A typical speaking rate; plain-text transcripts have no times, so a line's place in time is estimated from it. */
@@ -101,7 +105,16 @@ async function listTranscripts(dir: string): Promise<{ files: TranscriptFile[]; 
   return { files: [...byId.values()].sort((a, b) => a.path.localeCompare(b.path)), skipped };
 }
 
-async function ingestOne(store: Store, file: TranscriptFile, clipSeconds: number): Promise<IngestResult> {
+/** The transcript's graph: through the configured language model, or the lite extractor (no model, no waiting). */
+async function transcriptGraph(documents: ClipDocument[], settings: GraphSettings | undefined, signal?: AbortSignal): Promise<VideoGraph> {
+  const maxTokens = settings?.chunkTokens ?? 1200;
+  if (!settings?.model) return buildLiteVideoGraph(documents, { maxTokens });
+  const { graph } = await buildVideoGraph(documents, { model: settings.model, embedder: settings.embedder, glean: settings.glean, maxTokens, signal });
+  return { ...graph, mergeDistance: settings.mergeDistance };
+}
+
+async function ingestOne(store: Store, file: TranscriptFile, options: TranscriptIngestOptions & { clipSeconds: number }): Promise<IngestResult> {
+  const { clipSeconds } = options;
   const started = performance.now();
   const result: IngestResult = {
     path: file.path,
@@ -134,6 +147,8 @@ async function ingestOne(store: Store, file: TranscriptFile, clipSeconds: number
   }
   const durationSeconds = Math.max(...segments.map((segment) => segment.endSecond));
   const clips = planClips(durationSeconds, clipSeconds);
+  const documents = buildClipDocuments(file.id, clips, segments);
+  const graph = await transcriptGraph(documents, options.graph, options.signal);
   store.commitVideo({
     video: {
       id: file.id,
@@ -146,9 +161,10 @@ async function ingestOne(store: Store, file: TranscriptFile, clipSeconds: number
       hasVideo: false,
       timesEstimated: !file.timed,
     },
-    clips: buildClipDocuments(file.id, clips, segments),
+    clips: documents,
     segments,
     frames: [],
+    graph,
     fingerprint,
   });
   result.notes.push(
@@ -184,7 +200,7 @@ export async function ingestTranscripts(
     emit({ type: "video-start", path: file.path, position, total: files.length });
     let result: IngestResult;
     try {
-      result = await ingestOne(store, file, clipSeconds);
+      result = await ingestOne(store, file, { ...options, clipSeconds });
     } catch (error) {
       const failure = toVideoRagError(error);
       // The store failing is not this file's fault: stop rather than fail the rest one by one.

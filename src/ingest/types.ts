@@ -3,7 +3,7 @@
 import type { ErrorCode, Warning } from "../spec/index.js";
 
 /** The stages a media file goes through, in order. */
-export const mediaStages = ["probe", "subtitles", "speech", "screen-text", "visual", "embeddings", "commit"] as const;
+export const mediaStages = ["probe", "subtitles", "speech", "screen-text", "visual", "embeddings", "graph", "commit"] as const;
 export type MediaStage = (typeof mediaStages)[number] | "transcript";
 
 export type IngestEvent =

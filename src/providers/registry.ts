@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { ModelsConfig, VideoRagConfig } from "../config/index.js";
+import { configSchema, type ModelsConfig, type VideoRagConfig } from "../config/index.js";
 import type {
   Detector,
   ImageTextEncoder,
@@ -253,12 +253,5 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
 
 /** The lite profile alone: no configuration, the switches given. */
 export function liteConfig(): VideoRagConfig {
-  return {
-    allowDownloads: false,
-    clipSeconds: 30,
-    frameGapSeconds: 5,
-    visualEverySeconds: 2,
-    models: {},
-    runtime: { retries: 3, timeoutSeconds: 120 },
-  };
+  return configSchema.parse({ allowDownloads: false });
 }

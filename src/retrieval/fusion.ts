@@ -7,6 +7,8 @@ export const rrfK = 60;
 export interface RankedList<T> {
   retriever: string;
   items: T[];
+  /** Multiplies the list's contributions; default 1. */
+  weight?: number;
 }
 
 export interface Fused<T> {
@@ -22,7 +24,7 @@ export function reciprocalRankFusion<T>(lists: RankedList<T>[], keyOf: (item: T)
   for (const list of lists) {
     list.items.forEach((item, rank) => {
       const key = keyOf(item);
-      const share = 1 / (k + rank + 1);
+      const share = (list.weight ?? 1) / (k + rank + 1);
       const entry = fused.get(key) ?? { item, score: 0, contributions: [] };
       entry.score += share;
       entry.contributions.push({ retriever: list.retriever, share });

@@ -1,9 +1,13 @@
 // Retrieval: questions → ranked moments and videos, with provenance.
 export { analyzeQuery, analyzeText, termKey, tokenize, type AnalyzedQuery } from "./query-analyzer.js";
-export { englishStopwords, isStopword, questionWords } from "./stopwords.js";
 export { mergeClipMatches, momentsToHits, strongClips, type Moment } from "./moments.js";
 export { defaultLexicalSettings, type LexicalSettings } from "./lexical-settings.js";
 export { rankLexicalClips, searchMoments, type SearchMomentsOptions } from "./search-moments.js";
 export { rankVideos, type RankVideosOptions } from "./rank-videos.js";
 export { reciprocalRankFusion, rrfK, type Fused, type RankedList } from "./fusion.js";
-export { searchMultimodal, type MultimodalSearchOptions } from "./multimodal-search.js";
+export { bm25Clips, clipKey, denseClips, visualClips, type ScoredClip } from "./clip-retrievers.js";
+export { graphClips } from "./graph-retrieval.js";
+export { entityKeywords, sceneDescription } from "./query-rewrite.js";
+export { clipDescription, judgeRelevance } from "./relevance-filter.js";
+export { retrievalHits, retrievalModes, retrieve, type Retrieval, type RetrievedClip, type RetrieveOptions } from "./retrieve.js";
+export { retrieveVideos, type ScoredVideo, type VideoRetrievalOptions } from "./video-retrieval.js";

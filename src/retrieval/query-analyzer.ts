@@ -2,7 +2,7 @@
 // the store's tokenizer (FTS5 porter), so the terms stay words a person would recognise.
 
 import { stemmer } from "stemmer";
-import { englishStopwords, minimumContentTerms, questionWords } from "./stopwords.js";
+import { englishStopwords, minimumContentTerms, questionWords } from "../text/index.js";
 
 /** A question analysed for lexical search. */
 export interface AnalyzedQuery {

@@ -3,3 +3,4 @@ export * from "./errors.js";
 export type * from "./model.js";
 export type * from "./providers.js";
 export type * from "./store.js";
+export type * from "./graph.js";

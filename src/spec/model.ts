@@ -61,6 +61,27 @@ export interface Hit {
   source: SegmentSource[];
   /** Which retriever produced the hit. */
   retriever: string;
+  /** How each retriever that found it found it, best first. */
+  provenance?: HitProvenance[];
+}
+
+/** The retrieval modes: text (BM25 + dense), the knowledge graph, frames, both combined, or whole videos. */
+export type RetrievalMode = "naive" | "graph" | "visual" | "hybrid" | "video";
+
+/** How one retriever found a clip. */
+export interface HitProvenance {
+  /** "bm25", "dense", "graph", "visual", "video". */
+  retriever: string;
+  /** 1-based rank in that retriever's list. */
+  rank: number;
+  /** The retriever's own score (BM25, cosine similarity, matched-entity count, fused video score). */
+  score: number;
+  /** Graph: the matched entities the clip's chunk carries. */
+  entities?: string[];
+  /** Visual: the best-matching sampled frame. */
+  frameSecond?: number;
+  /** A short note, e.g. "detections and tags" when no image-text encoder was configured. */
+  detail?: string;
 }
 
 /** A whole video ranked for a question. */
@@ -99,4 +120,8 @@ export interface Answer {
   profile: string;
   warnings: Warning[];
   timings: Record<string, number>;
+  /** The retrieval mode used. */
+  mode?: RetrievalMode;
+  /** The moments the answer was drawn from, with how each was found. */
+  moments?: Hit[];
 }

@@ -1,5 +1,6 @@
 // The Store seam: what ingest writes and retrieval reads. SQLite is the default implementation.
 
+import type { Chunk, EntityMatch, GraphEntity, GraphRelation, GraphStats, VideoGraph } from "./graph.js";
 import type { Clip, Frame, Segment, SegmentSource, Video } from "./model.js";
 
 /** Everything a video contributes, written in one transaction when all its stages are done. */
@@ -12,6 +13,8 @@ export interface VideoContent {
   fingerprint: string;
   /** Embeddings of the video's clips and frames; every record's `videoId` is the video's id. */
   vectors?: VectorRecord[];
+  /** Chunks, entities and relations read from the video; merged into the library's graph when the video commits. */
+  graph?: VideoGraph;
 }
 
 /** A clip with its text per channel: the document BM25 indexes. */
@@ -142,6 +145,26 @@ export interface Store {
   vectorSpaces(): VectorSpace[];
   /** Vectors stored for one video, or in the whole store. */
   vectorCount(videoId?: string): number;
+
+  /**
+   * Entities whose name (weight 1) or synthesised description (weight 0.2) match the terms, best first, by BM25.
+   * `videoIds` keeps only entities with a source in those videos.
+   */
+  searchEntities(query: { terms: { text: string; weight: number }[]; limit: number; videoIds?: string[] }): EntityMatch[];
+  /** An entity by its key or its normalised name (`nameKey`), with every source; undefined when there is none. */
+  getEntity(reference: number | string): GraphEntity | undefined;
+  /** For each entity key, the chunks that mention it (ready videos only), at most `limitPerEntity` each (default 50). */
+  entityChunks(entityKeys: number[], options?: { limitPerEntity?: number; videoIds?: string[] }): { entityKey: number; videoId: string; chunkIndex: number }[];
+  /** Relations whose two ends are both among the given entities, with their sources. */
+  relationsAmong(entityKeys: number[]): GraphRelation[];
+  /** Relations touching one entity, strongest first. */
+  relationsOf(entityKey: number, limit?: number): GraphRelation[];
+  getChunks(keys: { videoId: string; chunkIndex: number }[]): Chunk[];
+  /** Entities whose sources changed since their description was last set, oldest change first. */
+  staleEntities(limit: number): GraphEntity[];
+  /** Sets an entity's synthesised description and clears its stale mark; false when the entity no longer exists. */
+  setEntityDescription(key: number, description: string): boolean;
+  graphStats(): GraphStats;
 
   close(): void;
 }

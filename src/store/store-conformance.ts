@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { ClipDocument, Store, VectorRecord, VideoContent } from "../spec/index.js";
+import type { ClipDocument, Store, VectorRecord, VideoContent, VideoGraph } from "../spec/index.js";
 
 /** Opens a fresh, empty store; called once per case. */
 export type OpenStore = () => Store | Promise<Store>;
@@ -49,6 +49,43 @@ export function sampleVideo(
   };
 }
 
+/** One chunk of `withGraph`: entities as [name, type, description], relations as [source, target, description, strength]. */
+export interface SampleChunk {
+  entities: [name: string, type: string, description: string][];
+  relations?: [source: string, target: string, description: string, strength: number][];
+  /** First and last clip of the chunk; chunk `i` is clip `i` alone by default. */
+  clips?: [number, number];
+}
+
+/** Adds a graph to a sample video: one chunk per entry, names keyed by lowercasing them. */
+export function withGraph(content: VideoContent, chunks: SampleChunk[], extra: Partial<VideoGraph> = {}): VideoContent {
+  const nameKey = (name: string): string => name.toLowerCase();
+  return {
+    ...content,
+    graph: {
+      extractor: "test@1",
+      chunks: chunks.map((chunk, index) => {
+        const [clipStart, clipEnd] = chunk.clips ?? [index, index];
+        const text = content.clips.slice(clipStart, clipEnd + 1).map((clip) => clip.transcript).join(" ");
+        return { index, clipStart, clipEnd, startSecond: clipStart * 30, endSecond: clipEnd * 30 + 30, text, tokenCount: 3 };
+      }),
+      extractions: chunks.map((chunk, chunkIndex) => ({
+        chunkIndex,
+        entities: chunk.entities.map(([name, type, description]) => ({ name, type, description, nameKey: nameKey(name) })),
+        relations: (chunk.relations ?? []).map(([source, target, description, strength]) => ({
+          source,
+          target,
+          description,
+          strength,
+          sourceKey: nameKey(source),
+          targetKey: nameKey(target),
+        })),
+      })),
+      ...extra,
+    },
+  };
+}
+
 const textSpace = "text:test-3d";
 const imageSpace = "image:test-2d";
 
@@ -77,6 +114,11 @@ const invalidArgument = (pattern: RegExp) => (error: unknown) => {
   assert.match(message ?? "", pattern);
   return true;
 };
+
+const entitySpace = "entity:test-3d";
+
+/** An entity name vector for `withGraph`'s `entityVectors`. */
+const nameVector = (name: string, values: number[]) => ({ nameKey: name.toLowerCase(), vector: new Float32Array(values) });
 
 const query = (text: string, extra: { videoIds?: string[]; limit?: number } = {}) => ({
   terms: text.split(" ").map((word) => ({ text: word, weight: 1 })),
@@ -414,6 +456,336 @@ export function runStoreConformance(name: string, open: OpenStore): void {
       );
       assert.throws(() => store.addVectors("v", [clipVector("other", 0, [1, 0, 0])]), invalidArgument(/other/));
       assert.equal(store.vectorCount(), 4);
+    });
+    withStore("an entity named in two videos is one entity, with a source in each, by video then chunk", (store) => {
+      store.commitVideo(
+        withGraph(sampleVideo("b", ["a storm at sea", "Popeye eats his spinach", "and grows strong"]), [
+          { entities: [] },
+          {
+            clips: [1, 2],
+            entities: [["Popeye", "person", "eats spinach to get strong"], ["spinach", "object", "a can of it"]],
+            relations: [["Popeye", "spinach", "eats", 8]],
+          },
+        ]),
+      );
+      store.commitVideo(withGraph(sampleVideo("a", ["popeye the sailor man"]), [{ entities: [["popeye", "Person", "a sailor"]] }]));
+      const popeye = store.getEntity("popeye");
+      assert.ok(popeye);
+      assert.deepEqual({ ...popeye, key: 0 }, {
+        key: 0,
+        nameKey: "popeye",
+        name: "Popeye",
+        type: "person",
+        description: "",
+        descriptionStale: true,
+        sources: [
+          { videoId: "a", chunkIndex: 0, clipStart: 0, clipEnd: 0, description: "a sailor" },
+          { videoId: "b", chunkIndex: 1, clipStart: 1, clipEnd: 2, description: "eats spinach to get strong" },
+        ],
+      });
+      assert.deepEqual(store.getEntity(popeye.key), popeye);
+      assert.equal(store.getEntity("nobody"), undefined);
+      assert.equal(store.getEntity(popeye.key + 1000), undefined);
+      assert.deepEqual(store.graphStats(), { chunks: 3, entities: 2, relations: 1, crossVideoEntities: 1 });
+      assert.deepEqual(store.getChunks([{ videoId: "b", chunkIndex: 1 }, { videoId: "b", chunkIndex: 7 }]), [
+        {
+          videoId: "b",
+          index: 1,
+          clipStart: 1,
+          clipEnd: 2,
+          startSecond: 30,
+          endSecond: 90,
+          text: "Popeye eats his spinach and grows strong",
+          tokenCount: 3,
+        },
+      ]);
+    });
+
+    withStore("removing a video takes its sources; removing the last source takes the entity and its relations", (store) => {
+      store.commitVideo(
+        withGraph(sampleVideo("a", ["popeye and olive"]), [
+          {
+            entities: [["Popeye", "person", "a sailor"], ["Olive Oyl", "person", "his sweetheart"]],
+            relations: [["Popeye", "Olive Oyl", "loves", 9]],
+          },
+        ]),
+      );
+      store.commitVideo(withGraph(sampleVideo("b", ["popeye again"]), [{ entities: [["Popeye", "person", "sails"]] }]));
+      const popeye = store.getEntity("popeye");
+      assert.ok(popeye);
+      assert.equal(store.setEntityDescription(popeye.key, "A sailor who sails."), true);
+      assert.equal(store.getEntity("popeye")?.descriptionStale, false);
+
+      assert.equal(store.removeVideo("a"), true);
+      const kept = store.getEntity("popeye");
+      assert.deepEqual(kept?.sources.map((source) => source.videoId), ["b"]);
+      assert.equal(kept?.key, popeye.key, "a surviving entity keeps its key");
+      assert.equal(kept?.descriptionStale, true, "its sources changed, so its description is stale");
+      assert.equal(kept?.description, "A sailor who sails.", "the old description stays until it is synthesised again");
+      assert.equal(store.getEntity("olive oyl"), undefined);
+      assert.deepEqual(store.relationsOf(popeye.key), []);
+      assert.deepEqual(store.searchEntities(query("olive")), []);
+      assert.deepEqual(store.graphStats(), { chunks: 1, entities: 1, relations: 0, crossVideoEntities: 0 });
+      store.commitVideo(withGraph(sampleVideo("c", ["an olive branch"]), [{ entities: [["Olive branch", "object", ""]] }]));
+      assert.deepEqual(
+        store.searchEntities(query("olive oyl", { limit: 1 })).map((match) => match.name),
+        ["Olive branch"],
+        "nothing of the removed entity is left to take the only place",
+      );
+      assert.equal(store.removeVideo("c"), true);
+
+      assert.equal(store.removeVideo("b"), true);
+      assert.equal(store.getEntity("popeye"), undefined);
+      assert.equal(store.getEntity(popeye.key), undefined);
+      assert.deepEqual(store.searchEntities(query("popeye sailor")), []);
+      assert.deepEqual(store.staleEntities(10), []);
+      assert.equal(store.setEntityDescription(popeye.key, "too late"), false);
+      assert.deepEqual(store.graphStats(), { chunks: 0, entities: 0, relations: 0, crossVideoEntities: 0 });
+    });
+
+    withStore("a relation stated in two videos, in either direction, is one relation with the summed strength", (store) => {
+      store.commitVideo(
+        withGraph(sampleVideo("a", ["the fight", "the date"]), [
+          {
+            entities: [["Popeye", "person", ""], ["Bluto", "person", ""]],
+            relations: [["Popeye", "Bluto", "fights", 6], ["Popeye", "Popeye", "talks to himself", 10]],
+          },
+          {
+            entities: [["Popeye", "person", ""], ["Olive Oyl", "person", ""]],
+            relations: [["Popeye", "Olive Oyl", "loves", 10]],
+          },
+        ]),
+      );
+      store.commitVideo(
+        withGraph(sampleVideo("b", ["the rematch"]), [
+          { entities: [["Bluto", "person", ""], ["Popeye", "person", ""]], relations: [["Bluto", "Popeye", "punches", 9]] },
+        ]),
+      );
+      const [popeye, bluto, olive] = ["popeye", "bluto", "olive oyl"].map((name) => store.getEntity(name)?.key ?? -1) as [
+        number,
+        number,
+        number,
+      ];
+      const [fight, love, ...none] = store.relationsOf(popeye);
+      assert.deepEqual(none, [], "talking to oneself is no relation");
+      assert.deepEqual(fight, {
+        sourceKey: Math.min(popeye, bluto),
+        targetKey: Math.max(popeye, bluto),
+        description: "punches",
+        strength: 15,
+        sources: [
+          { videoId: "a", chunkIndex: 0, clipStart: 0, clipEnd: 0, description: "fights" },
+          { videoId: "b", chunkIndex: 0, clipStart: 0, clipEnd: 0, description: "punches" },
+        ],
+      });
+      assert.equal(love?.strength, 10);
+      assert.equal(love?.description, "loves");
+      assert.equal(store.relationsOf(popeye, 1).length, 1);
+      assert.deepEqual(store.relationsOf(olive).map((relation) => relation.description), ["loves"]);
+      assert.deepEqual(store.relationsAmong([bluto, popeye]).map((relation) => relation.strength), [15]);
+      assert.deepEqual(store.relationsAmong([bluto, olive]), []);
+      assert.deepEqual(store.relationsAmong([olive, bluto, popeye]).map((relation) => relation.description), ["punches", "loves"]);
+      assert.equal(store.graphStats().relations, 2);
+    });
+
+    withStore("re-committing a video leaves one copy of its sources, and an entity both versions name keeps its key", (store) => {
+      const first = withGraph(sampleVideo("a", ["popeye and olive"]), [
+        {
+          entities: [["Popeye", "person", "a sailor"], ["Olive Oyl", "person", "his sweetheart"]],
+          relations: [["Popeye", "Olive Oyl", "loves", 9]],
+        },
+      ]);
+      store.commitVideo(first);
+      const popeye = store.getEntity("popeye");
+      assert.ok(popeye);
+      store.setEntityDescription(popeye.key, "A sailor.");
+      store.commitVideo(first);
+      const again = store.getEntity("popeye");
+      assert.equal(again?.key, popeye.key);
+      assert.equal(again?.description, "A sailor.");
+      assert.deepEqual(again?.sources, popeye.sources);
+      assert.equal(store.relationsOf(popeye.key)[0]?.strength, 9, "not 18");
+      assert.equal(store.entityChunks([popeye.key]).length, 1);
+      assert.deepEqual(store.graphStats(), { chunks: 1, entities: 2, relations: 1, crossVideoEntities: 0 });
+
+      store.commitVideo(withGraph(sampleVideo("a", ["olive alone"]), [{ entities: [["Olive Oyl", "person", "waits"]] }]));
+      assert.equal(store.getEntity("popeye"), undefined, "the new version no longer names Popeye");
+      assert.deepEqual(store.getEntity("olive oyl")?.sources.map((source) => source.description), ["waits"]);
+      assert.deepEqual(store.graphStats(), { chunks: 1, entities: 1, relations: 0, crossVideoEntities: 0 });
+      store.commitVideo(sampleVideo("a", ["no graph this time"]));
+      assert.deepEqual(store.graphStats(), { chunks: 0, entities: 0, relations: 0, crossVideoEntities: 0 });
+    });
+
+    withStore("names of one type whose vectors are within the merge distance become one entity; other types do not", (store) => {
+      store.commitVideo(
+        withGraph(sampleVideo("a", ["bob smith speaks"]), [{ entities: [["Bob Smith", "person", "the speaker"]] }], {
+          entityVectors: [nameVector("Bob Smith", [1, 0, 0])],
+          entityVectorSpace: entitySpace,
+        }),
+      );
+      store.commitVideo(
+        withGraph(
+          sampleVideo("b", ["robert smith at smith hall"]),
+          [
+            {
+              entities: [
+                ["Robert Smith", "person", "gives a talk"],
+                ["Smith Hall", "location", "where the talk is"],
+                ["Rob Smythe", "person", "asks a question"],
+              ],
+              relations: [["Robert Smith", "Smith Hall", "speaks at", 5]],
+            },
+          ],
+          {
+            entityVectors: [
+              nameVector("Robert Smith", [0.999, 0.04, 0]),
+              nameVector("Smith Hall", [1, 0.01, 0]),
+              nameVector("Rob Smythe", [0, 1, 0]),
+            ],
+            entityVectorSpace: entitySpace,
+          },
+        ),
+      );
+      const bob = store.getEntity("bob smith");
+      assert.ok(bob);
+      assert.equal(store.getEntity("robert smith")?.key, bob.key, "found by the merged name too");
+      assert.equal(bob.name, "Bob Smith");
+      assert.deepEqual(bob.sources.map((source) => `${source.videoId}: ${source.description}`), [
+        "a: the speaker",
+        "b: gives a talk",
+      ]);
+      assert.notEqual(store.getEntity("smith hall")?.key, bob.key, "a place is not a person, however close the names");
+      assert.equal(store.getEntity("smith hall")?.type, "location");
+      assert.notEqual(store.getEntity("rob smythe")?.key, bob.key, "far vectors do not merge");
+      assert.deepEqual(store.graphStats(), { chunks: 2, entities: 3, relations: 1, crossVideoEntities: 1 });
+      assert.deepEqual(store.searchEntities(query("robert")).map((match) => match.key), [bob.key], "merged names are searchable");
+
+      // The merged name is remembered: a later video that writes it merges without any vector.
+      store.commitVideo(withGraph(sampleVideo("c", ["robert again"]), [{ entities: [["Robert Smith", "person", "returns"]] }]));
+      assert.equal(store.getEntity("bob smith")?.sources.length, 3);
+      // A tighter merge distance keeps close names apart.
+      store.commitVideo(
+        withGraph(sampleVideo("d", ["bobby"]), [{ entities: [["Bobby Smith", "person", ""]] }], {
+          entityVectors: [nameVector("Bobby Smith", [0.999, 0.04, 0])],
+          entityVectorSpace: entitySpace,
+          mergeDistance: 0.0001,
+        }),
+      );
+      assert.notEqual(store.getEntity("bobby smith")?.key, bob.key);
+    });
+
+    withStore("entities are found by a word of their name and by their synthesised description", (store) => {
+      store.commitVideo(
+        withGraph(sampleVideo("a", ["popeye eats spinach with olive"]), [
+          { entities: [["Popeye", "person", ""], ["spinach", "object", ""], ["Olive Oyl", "person", ""]] },
+        ]),
+      );
+      store.commitVideo(withGraph(sampleVideo("b", ["popeye alone"]), [{ entities: [["Popeye", "person", ""]] }]));
+      const key = (name: string): number => store.getEntity(name)?.key ?? -1;
+      const [olive] = store.searchEntities(query("olive"));
+      assert.deepEqual({ ...olive, score: 0 }, { key: key("olive oyl"), name: "Olive Oyl", type: "person", description: "", score: 0 });
+      assert.ok((olive?.score ?? 0) > 0, "higher is better, so a match scores above zero");
+      const spinachDescription = "A leafy green vegetable Popeye eats for strength.";
+      store.setEntityDescription(key("spinach"), spinachDescription);
+      const [vegetable, ...rest] = store.searchEntities(query("vegetables"));
+      assert.deepEqual([vegetable?.name, vegetable?.description, rest], ["spinach", spinachDescription, []]);
+      const names = (found: { name: string }[]) => found.map((match) => match.name);
+      assert.deepEqual(names(store.searchEntities(query("popeye"))), ["Popeye", "spinach"], "a name outweighs a description");
+      assert.deepEqual(names(store.searchEntities({ terms: [{ text: "popeye", weight: 0.5 }], limit: 5 })), ["Popeye", "spinach"]);
+      assert.deepEqual(names(store.searchEntities(query("popeye", { limit: 1 }))), ["Popeye"]);
+      assert.deepEqual(names(store.searchEntities(query("popeye", { videoIds: ["b"] }))), ["Popeye"]);
+      assert.deepEqual(store.searchEntities(query("popeye", { videoIds: ["missing"] })), []);
+      assert.deepEqual(store.searchEntities(query("submarine")), []);
+      assert.deepEqual(store.searchEntities({ terms: [{ text: "?!", weight: 1 }], limit: 5 }), []);
+      assert.throws(() => store.searchEntities(query("popeye", { limit: -1 })), invalidArgument(/limit/));
+    });
+
+    withStore("entity chunks come at most a limit per entity, spread over videos first, and filtered by video", (store) => {
+      store.commitVideo(
+        withGraph(sampleVideo("a", ["one", "two", "three"]), [
+          { entities: [["Popeye", "person", ""]] },
+          { entities: [["Popeye", "person", ""], ["Olive Oyl", "person", ""]] },
+          { entities: [["Popeye", "person", ""]] },
+        ]),
+      );
+      store.commitVideo(withGraph(sampleVideo("b", ["four"]), [{ entities: [["Popeye", "person", ""]] }]));
+      const popeye = store.getEntity("popeye")?.key ?? -1;
+      const olive = store.getEntity("olive oyl")?.key ?? -1;
+      const chunks = (keys: number[], options?: { limitPerEntity?: number; videoIds?: string[] }) =>
+        store.entityChunks(keys, options).map((row) => `${row.entityKey === popeye ? "P" : "O"} ${row.videoId}/${row.chunkIndex}`);
+      assert.deepEqual(chunks([popeye]), ["P a/0", "P b/0", "P a/1", "P a/2"]);
+      assert.deepEqual(chunks([popeye], { limitPerEntity: 2 }), ["P a/0", "P b/0"]);
+      assert.deepEqual(chunks([popeye, olive], { videoIds: ["a"], limitPerEntity: 1 }).sort(), ["O a/1", "P a/0"]);
+      assert.deepEqual(chunks([popeye], { videoIds: ["b"] }), ["P b/0"]);
+      assert.deepEqual(chunks([]), []);
+      assert.throws(() => store.entityChunks([popeye], { limitPerEntity: 1.5 }), invalidArgument(/limitPerEntity/));
+    });
+
+    withStore("stale entities come oldest change first, and setting a description takes one off the list", (store) => {
+      store.commitVideo(withGraph(sampleVideo("a", ["one"]), [{ entities: [["Popeye", "person", ""]] }]));
+      store.commitVideo(withGraph(sampleVideo("b", ["two"]), [{ entities: [["Olive Oyl", "person", ""]] }]));
+      const stale = () => store.staleEntities(10).map((entity) => entity.name);
+      assert.deepEqual(stale(), ["Popeye", "Olive Oyl"]);
+      assert.deepEqual(store.staleEntities(1)[0]?.sources.map((source) => source.videoId), ["a"]);
+      const popeye = store.getEntity("popeye")?.key ?? -1;
+      assert.equal(store.setEntityDescription(popeye, "A sailor."), true);
+      assert.deepEqual(stale(), ["Olive Oyl"]);
+      store.commitVideo(withGraph(sampleVideo("c", ["three"]), [{ entities: [["Popeye", "person", ""]] }]));
+      assert.deepEqual(stale(), ["Olive Oyl", "Popeye"], "Popeye changed last");
+      assert.equal(store.setEntityDescription(popeye + 1000, "nobody"), false);
+    });
+
+    withStore("a graph that contradicts itself or the video is ARGUMENT_INVALID, and the commit writes nothing", (store) => {
+      const good = withGraph(sampleVideo("a", ["popeye", "olive"]), [
+        { entities: [["Popeye", "person", "a sailor"]] },
+        { entities: [["Olive Oyl", "person", ""]] },
+      ]);
+      store.commitVideo(good);
+      const before = { stats: store.graphStats(), popeye: store.getEntity("popeye"), videos: store.listVideos() };
+      const broken = (change: (graph: VideoGraph) => void, id = "a"): VideoContent => {
+        const content = withGraph(sampleVideo(id, ["popeye meets bluto", "olive"]), [
+          { entities: [["Popeye", "person", "meets Bluto"], ["Bluto", "person", ""]], relations: [["Popeye", "Bluto", "meets", 3]] },
+          { entities: [["Olive Oyl", "person", ""]] },
+        ]);
+        if (content.graph) change(content.graph);
+        return content;
+      };
+      const cases: [string, VideoContent, RegExp][] = [
+        ["a relation to a name the chunk does not list", broken((graph) => {
+          const relation = graph.extractions[0]?.relations[0];
+          if (relation) relation.targetKey = "olive oyl";
+        }), /olive oyl.*not among/],
+        ["an extraction of a chunk that is not there", broken((graph) => {
+          const extraction = graph.extractions[1];
+          if (extraction) extraction.chunkIndex = 5;
+        }), /chunk 5/],
+        ["a chunk over clips the video does not have", broken((graph) => {
+          const chunk = graph.chunks[1];
+          if (chunk) chunk.clipEnd = 9;
+        }), /clips/],
+        ["a name listed twice in one chunk", broken((graph) => {
+          const extraction = graph.extractions[0];
+          if (extraction?.entities[0]) extraction.entities.push(extraction.entities[0]);
+        }), /twice/],
+        ["entity vectors without their space", broken((graph) => {
+          graph.entityVectors = [nameVector("Bluto", [1, 0, 0])];
+        }), /entityVectorSpace/],
+        ["a relation without a strength", broken((graph) => {
+          const relation = graph.extractions[0]?.relations[0];
+          if (relation) relation.strength = Number.NaN;
+        }), /strength/],
+      ];
+      for (const [what, content, message] of cases) {
+        assert.throws(() => store.commitVideo(content), invalidArgument(message), what);
+        assert.throws(() => store.commitVideo({ ...content, video: { ...content.video, id: "new" } }), invalidArgument(message), what);
+        assert.deepEqual(
+          { stats: store.graphStats(), popeye: store.getEntity("popeye"), videos: store.listVideos() },
+          before,
+          `${what}: the old version and the graph are untouched`,
+        );
+        assert.equal(store.getEntity("bluto"), undefined, what);
+        assert.equal(store.getVideo("new"), undefined, what);
+      }
     });
   });
 }

@@ -117,8 +117,106 @@ CREATE UNIQUE INDEX vectors_by_video ON vectors (video_key, space_key, owner, cl
 CREATE INDEX vectors_by_space ON vectors (space_key);
 `;
 
+/**
+ * Version 3: the knowledge graph. Chunks belong to a video; entities and relations belong to the library, and each
+ * remembers which chunks stated it in a `*_sources` table. Removing a video deletes its sources by the video index and then
+ * only the entities and relations those sources named that are left with none, so removal costs what the video brought,
+ * not the size of the graph (8,648 videos give some 300k source rows).
+ *
+ * - Sources reference their chunk by (video_key, chunk_index), so a source can never name a chunk that is not there, and
+ *   the same index finds a video's sources. Their second index leads with the entity (or relation) and is unique: one
+ *   row per chunk, and covering for "in how many videos" counts.
+ * - `entities.key` is AUTOINCREMENT: a key is never reused, so a description synthesised for an entity that was removed
+ *   meanwhile cannot land on a new entity that happened to get its key.
+ * - `change_sequence` orders stale entities by their last change. It is a counter (the largest among stale entities plus
+ *   one), not a clock, so a clock set back cannot reorder the backlog; the partial index holds stale entities only.
+ * - Names merged by vector into another entity are kept in `entity_aliases`, so the next video that writes that name finds
+ *   the entity by name, without a vector search. The alias's written name is kept for the entity's FTS row.
+ * - `entity_vectors` carries the entity's type, so the merge search scans one (space, type) range by index; a vector per
+ *   space, so changing the embedder adds vectors instead of mixing dimensions.
+ * - Relations are undirected: stored once per pair with `source_key < target_key`.
+ * - `entity_fts` is contentless like the clip indexes (rowid = entity key): its text is the entity's name and aliases and
+ *   its synthesised description, rewritten whole (delete, then insert) whenever one of them changes.
+ */
+const schemaV3 = `
+CREATE TABLE chunks (
+  key INTEGER PRIMARY KEY,
+  video_key INTEGER NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  chunk_index INTEGER NOT NULL,
+  clip_start INTEGER NOT NULL,
+  clip_end INTEGER NOT NULL,
+  start_second REAL NOT NULL,
+  end_second REAL NOT NULL,
+  text TEXT NOT NULL,
+  token_count INTEGER NOT NULL,
+  UNIQUE (video_key, chunk_index)
+);
+
+CREATE TABLE entities (
+  key INTEGER PRIMARY KEY AUTOINCREMENT,
+  name_key TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  type TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  stale INTEGER NOT NULL DEFAULT 1,
+  change_sequence INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX entities_stale ON entities (change_sequence) WHERE stale = 1;
+
+CREATE TABLE entity_aliases (
+  name_key TEXT PRIMARY KEY,
+  entity_key INTEGER NOT NULL REFERENCES entities (key) ON DELETE CASCADE,
+  name TEXT NOT NULL
+);
+CREATE INDEX entity_aliases_by_entity ON entity_aliases (entity_key);
+
+CREATE TABLE entity_sources (
+  entity_key INTEGER NOT NULL REFERENCES entities (key) ON DELETE CASCADE,
+  video_key INTEGER NOT NULL,
+  chunk_index INTEGER NOT NULL,
+  description TEXT NOT NULL,
+  FOREIGN KEY (video_key, chunk_index) REFERENCES chunks (video_key, chunk_index) ON DELETE CASCADE
+);
+CREATE UNIQUE INDEX entity_sources_by_entity ON entity_sources (entity_key, video_key, chunk_index);
+CREATE INDEX entity_sources_by_video ON entity_sources (video_key, chunk_index);
+
+CREATE TABLE entity_vectors (
+  entity_key INTEGER NOT NULL REFERENCES entities (key) ON DELETE CASCADE,
+  space TEXT NOT NULL,
+  type TEXT NOT NULL,
+  vector BLOB NOT NULL,
+  PRIMARY KEY (entity_key, space)
+);
+CREATE INDEX entity_vectors_by_type ON entity_vectors (space, type);
+
+CREATE TABLE relations (
+  key INTEGER PRIMARY KEY,
+  source_key INTEGER NOT NULL REFERENCES entities (key) ON DELETE CASCADE,
+  target_key INTEGER NOT NULL REFERENCES entities (key) ON DELETE CASCADE,
+  CHECK (source_key < target_key),
+  UNIQUE (source_key, target_key)
+);
+CREATE INDEX relations_by_target ON relations (target_key);
+
+CREATE TABLE relation_sources (
+  relation_key INTEGER NOT NULL REFERENCES relations (key) ON DELETE CASCADE,
+  video_key INTEGER NOT NULL,
+  chunk_index INTEGER NOT NULL,
+  description TEXT NOT NULL,
+  strength REAL NOT NULL,
+  FOREIGN KEY (video_key, chunk_index) REFERENCES chunks (video_key, chunk_index) ON DELETE CASCADE
+);
+CREATE UNIQUE INDEX relation_sources_by_relation ON relation_sources (relation_key, video_key, chunk_index);
+CREATE INDEX relation_sources_by_video ON relation_sources (video_key, chunk_index);
+
+CREATE VIRTUAL TABLE entity_fts USING fts5 (
+  name, description,
+  tokenize = 'porter unicode61 remove_diacritics 2', content = '', contentless_delete = 1
+);
+`;
+
 /** Migrations by the version they lead to; index 0 creates version 1. */
-const migrations: string[] = [schemaV1, schemaV2];
+const migrations: string[] = [schemaV1, schemaV2, schemaV3];
 
 export const schemaVersion = migrations.length;
 

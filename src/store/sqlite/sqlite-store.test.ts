@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import Database from "better-sqlite3";
 import { VideoRagError } from "../../spec/index.js";
-import { runStoreConformance, sampleVideo } from "../store-conformance.js";
+import { runStoreConformance, sampleVideo, withGraph } from "../store-conformance.js";
 import { schemaVersion } from "./sqlite-schema.js";
 import { openSqliteStore } from "./sqlite-store.js";
 
@@ -97,6 +97,79 @@ test("a library written with schema 1 opens, keeps its videos and gains vectors"
   const raw = new Database(path);
   assert.equal(raw.pragma("user_version", { simple: true }), schemaVersion);
   raw.close();
+});
+
+/** The version 2 additions exactly as that release wrote them. */
+const schemaV2 = `
+CREATE TABLE vector_spaces (key INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,
+  dimensions INTEGER NOT NULL CHECK (dimensions > 0));
+CREATE TABLE vectors (key INTEGER PRIMARY KEY, space_key INTEGER NOT NULL REFERENCES vector_spaces (key),
+  video_key INTEGER NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  owner TEXT NOT NULL CHECK (owner IN ('clip', 'frame')), clip_index INTEGER NOT NULL, time_second REAL,
+  vector BLOB NOT NULL);
+CREATE UNIQUE INDEX vectors_by_video ON vectors (video_key, space_key, owner, clip_index, ifnull(time_second, -1));
+CREATE INDEX vectors_by_space ON vectors (space_key);
+`;
+
+test("a library written with schema 2 opens, keeps its videos and vectors, and gains the graph", () => {
+  const path = freshPath();
+  const old = new Database(path);
+  old.exec(schemaV1 + schemaV2);
+  old.prepare(`INSERT INTO videos (key, id, status, path, title, kind, duration_seconds, size_bytes, has_audio, has_video,
+      times_estimated, ingested_at, clip_count, fingerprint)
+    VALUES (1, 'old', 'ready', '/videos/old.mp4', 'Old', 'media', 30, 1000, 1, 1, 0, '2024-01-01T00:00:00.000Z', 1, 'sha')`).run();
+  old.prepare(`INSERT INTO clips (key, video_key, clip_index, start_second, end_second, transcript, screen, visual)
+    VALUES (1, 1, 0, 0, 30, 'popeye the sailor', '', '')`).run();
+  old.prepare(`INSERT INTO clip_fts (rowid, transcript, screen, visual, video) VALUES (1, 'popeye the sailor', '', '', 'k1')`).run();
+  old.prepare(`INSERT INTO vector_spaces (key, name, dimensions) VALUES (1, 'text:m', 2)`).run();
+  old.prepare(`INSERT INTO vectors (space_key, video_key, owner, clip_index, vector) VALUES (1, 1, 'clip', 0, ?)`)
+    .run(Buffer.from(new Float32Array([0.6, 0.8]).buffer));
+  old.pragma("user_version = 2");
+  old.close();
+
+  const store = openSqliteStore(path);
+  assert.equal(store.getVideo("old")?.title, "Old");
+  assert.equal(store.searchClips({ terms: [{ text: "sailor", weight: 1 }], limit: 5 })[0]?.videoId, "old");
+  const [match] = store.searchVectors({ space: "text:m", vector: new Float32Array([0.6, 0.8]), limit: 5 });
+  assert.equal(match?.videoId, "old");
+  assert.deepEqual(store.graphStats(), { chunks: 0, entities: 0, relations: 0, crossVideoEntities: 0 });
+  const popeye = (id: string) => withGraph(sampleVideo(id, ["popeye the sailor"]), [{ entities: [["Popeye", "person", id]] }]);
+  store.commitVideo(popeye("new"));
+  store.commitVideo(popeye("old"));
+  assert.deepEqual(store.getEntity("popeye")?.sources.map((source) => source.videoId), ["new", "old"]);
+  assert.equal(store.graphStats().crossVideoEntities, 1);
+  assert.equal(store.removeVideo("old"), true, "the graph's tables cascade with the old videos table");
+  assert.deepEqual(store.getEntity("popeye")?.sources.map((source) => source.videoId), ["new"]);
+  store.close();
+  const raw = new Database(path);
+  assert.equal(raw.pragma("user_version", { simple: true }), schemaVersion);
+  raw.close();
+});
+
+test("without sqlite-vec, entity vectors are kept and names merge by name only; once it loads, by vector too", () => {
+  const path = freshPath();
+  const graphOf = (id: string, name: string, values: number[]) =>
+    withGraph(sampleVideo(id, [`${name} speaks`]), [{ entities: [[name, "person", ""]] }], {
+      entityVectors: [{ nameKey: name.toLowerCase(), vector: new Float32Array(values) }],
+      entityVectorSpace: "entity:m",
+    });
+  const without = openSqliteStore(path, {
+    loadVectorExtension: () => {
+      throw new Error("Cannot find module 'sqlite-vec'");
+    },
+  });
+  without.commitVideo(graphOf("a", "Bob Smith", [1, 0, 0]));
+  without.commitVideo(graphOf("b", "Robert Smith", [0.999, 0.04, 0]));
+  without.commitVideo(graphOf("c", "Bob Smith", [1, 0, 0]));
+  assert.deepEqual(without.getEntity("bob smith")?.sources.map((source) => source.videoId), ["a", "c"]);
+  assert.notEqual(without.getEntity("robert smith")?.key, without.getEntity("bob smith")?.key);
+  without.close();
+
+  const withVectors = openSqliteStore(path);
+  withVectors.commitVideo(graphOf("d", "Bobby Smith", [1, 0.001, 0]));
+  assert.equal(withVectors.getEntity("bobby smith")?.key, withVectors.getEntity("bob smith")?.key, "merged by the kept vector");
+  assert.equal(withVectors.graphStats().entities, 2);
+  withVectors.close();
 });
 
 test("vectors are stored as float32 bytes and survive reopening", () => {

@@ -1,13 +1,21 @@
 // The default Store: one SQLite file (WAL) with metadata tables, resumable stage rows, two FTS5 indexes for BM25 (one
-// over clip documents, one over whole videos) and a table of embedding vectors searched with sqlite-vec.
+// over clip documents, one over whole videos), a table of embedding vectors searched with sqlite-vec, and the knowledge
+// graph (chunks, entities, relations and the chunks that stated each), merged across videos as they commit.
 
 import { createRequire } from "node:module";
 import Database from "better-sqlite3";
 import type * as SqliteVec from "sqlite-vec";
 import { VideoRagError } from "../../spec/index.js";
 import type {
+  Chunk,
   ClipDocument,
   ClipMatch,
+  EntityMatch,
+  GraphEntity,
+  GraphRelation,
+  GraphSource,
+  GraphStats,
+  KeyedRelation,
   LexicalQuery,
   Segment,
   SegmentSource,
@@ -19,6 +27,7 @@ import type {
   VectorSpace,
   Video,
   VideoContent,
+  VideoGraph,
   VideoMatch,
 } from "../../spec/index.js";
 import { migrate } from "./sqlite-schema.js";
@@ -45,6 +54,18 @@ const defaultFieldWeights = { transcript: 1, screen: 0.8, visual: 0.5 };
 
 /** Integer term weights up to this are expressed by repeating the term in one FTS5 query (BM25 sums over phrases). */
 const maxRepeatedWeight = 8;
+
+/** An entity's name says what it is; its synthesised description mentions many other things, so it counts for less. */
+const entityFieldWeights = { name: 1, description: 0.2 };
+
+/** Cosine distance under which two differently named entities of one type are taken to be one, when the graph names none. */
+const defaultMergeDistance = 0.1;
+
+/** Chunks per entity that `entityChunks` returns when the caller names no limit. */
+const defaultChunksPerEntity = 50;
+
+/** Relations per entity that `relationsOf` returns when the caller names no limit. */
+const defaultRelationsPerEntity = 20;
 
 interface VideoRow {
   key: number;
@@ -113,6 +134,175 @@ function checkRecord(record: VectorRecord, videoId: string): void {
   checkVector(record.vector, where);
 }
 
+/** What one name of a video becomes when no entity of the library has it yet. */
+interface NamePlan {
+  /** As first written in the video. */
+  name: string;
+  /** The type the video gives it most often (the first of those tied). */
+  type: string;
+  vector?: Float32Array;
+}
+
+/**
+ * Checks a video's graph against itself and the video's clips, throwing ARGUMENT_INVALID at the first inconsistency so
+ * the commit writes nothing; returns the video's names in order of first appearance.
+ */
+function planGraph(graph: VideoGraph, videoId: string, clipIndexes: Set<number>): Map<string, NamePlan> {
+  const invalid = (message: string): VideoRagError =>
+    new VideoRagError("ARGUMENT_INVALID", `the graph of ${videoId}: ${message}`, { subject: videoId });
+  const isText = (value: unknown): value is string => typeof value === "string";
+  const isFilled = (value: unknown): value is string => isText(value) && value.trim() !== "";
+
+  const chunkIndexes = new Set<number>();
+  for (const chunk of graph.chunks) {
+    const where = `chunk ${chunk.index}`;
+    if (!Number.isInteger(chunk.index) || chunk.index < 0) throw invalid(`${where} needs an index that is an integer ≥ 0`);
+    if (chunkIndexes.has(chunk.index)) throw invalid(`${where} is given twice`);
+    chunkIndexes.add(chunk.index);
+    if (!clipIndexes.has(chunk.clipStart) || !clipIndexes.has(chunk.clipEnd) || chunk.clipStart > chunk.clipEnd) {
+      throw invalid(`${where} spans clips ${chunk.clipStart}–${chunk.clipEnd}, which are not a range of the video's clips`);
+    }
+    if (!(Number.isFinite(chunk.startSecond) && Number.isFinite(chunk.endSecond) && chunk.startSecond <= chunk.endSecond)) {
+      throw invalid(`${where} needs a start and an end second, the start not after the end`);
+    }
+    if (!isText(chunk.text) || !(Number.isFinite(chunk.tokenCount) && chunk.tokenCount >= 0)) {
+      throw invalid(`${where} needs its text and a token count ≥ 0`);
+    }
+  }
+
+  const typeCounts = new Map<string, Map<string, number>>();
+  const firstNames = new Map<string, string>();
+  const extracted = new Set<number>();
+  for (const extraction of graph.extractions) {
+    const where = `the extraction of chunk ${extraction.chunkIndex}`;
+    if (!chunkIndexes.has(extraction.chunkIndex)) throw invalid(`${where} names no chunk of the video`);
+    if (extracted.has(extraction.chunkIndex)) throw invalid(`${where} is given twice`);
+    extracted.add(extraction.chunkIndex);
+    const names = new Set<string>();
+    for (const entity of extraction.entities) {
+      if (!isFilled(entity.nameKey) || !isFilled(entity.name) || !isFilled(entity.type) || !isText(entity.description)) {
+        throw invalid(`${where} has an entity without a name key, a name, a type or a description`);
+      }
+      if (names.has(entity.nameKey)) throw invalid(`${where} lists "${entity.nameKey}" twice`);
+      names.add(entity.nameKey);
+      if (!firstNames.has(entity.nameKey)) firstNames.set(entity.nameKey, entity.name.trim());
+      const type = entity.type.trim().toLowerCase();
+      const counts = typeCounts.get(entity.nameKey) ?? new Map<string, number>();
+      counts.set(type, (counts.get(type) ?? 0) + 1);
+      typeCounts.set(entity.nameKey, counts);
+    }
+    for (const relation of extraction.relations) {
+      for (const end of [relation.sourceKey, relation.targetKey]) {
+        if (!names.has(end)) throw invalid(`${where} relates "${String(end)}", which is not among the chunk's entities`);
+      }
+      if (!isText(relation.description) || !(Number.isFinite(relation.strength) && relation.strength >= 0)) {
+        throw invalid(`${where} has a relation without a description or a strength ≥ 0`);
+      }
+    }
+  }
+
+  const plans = new Map<string, NamePlan>();
+  for (const [nameKey, counts] of typeCounts) {
+    let type = "";
+    let most = 0;
+    for (const [candidate, count] of counts) {
+      if (count > most) [type, most] = [candidate, count];
+    }
+    plans.set(nameKey, { name: firstNames.get(nameKey) ?? nameKey, type });
+  }
+
+  const vectors = graph.entityVectors ?? [];
+  if (vectors.length > 0 && !isFilled(graph.entityVectorSpace)) {
+    throw invalid("entity vectors were given without the space they are in (entityVectorSpace)");
+  }
+  let dimensions: number | undefined;
+  for (const { nameKey, vector } of vectors) {
+    const plan = plans.get(nameKey);
+    if (!plan) throw invalid(`a vector was given for "${String(nameKey)}", which no chunk names`);
+    if (plan.vector) throw invalid(`two vectors were given for "${nameKey}"`);
+    checkVector(vector, `the vector of "${nameKey}"`);
+    dimensions ??= vector.length;
+    if (vector.length !== dimensions) {
+      throw invalid(`entity vectors have ${dimensions} and ${vector.length} dimensions in one space`);
+    }
+    plan.vector = vector;
+  }
+  const { mergeDistance } = graph;
+  if (mergeDistance !== undefined && !(Number.isFinite(mergeDistance) && mergeDistance >= 0 && mergeDistance <= 2)) {
+    throw invalid("mergeDistance must be a cosine distance from 0 to 2");
+  }
+  return plans;
+}
+
+/** Joins the distinct non-empty descriptions one chunk gives of what became one entity (e.g. two names merged). */
+const joinDescriptions = (descriptions: string[]): string =>
+  [...new Set(descriptions.map((text) => text.trim()).filter((text) => text !== ""))].join(" ");
+
+interface EntityRow {
+  key: number;
+  name_key: string;
+  name: string;
+  type: string;
+  description: string;
+  stale: number;
+}
+
+interface SourceRow {
+  /** The entity or relation the source is of. */
+  owner_key: number;
+  video_id: string;
+  chunk_index: number;
+  clip_start: number;
+  clip_end: number;
+  description: string;
+  strength: number;
+}
+
+interface RelationRow {
+  key: number;
+  source_key: number;
+  target_key: number;
+}
+
+interface ChunkRow {
+  video_id: string;
+  chunk_index: number;
+  clip_start: number;
+  clip_end: number;
+  start_second: number;
+  end_second: number;
+  text: string;
+  token_count: number;
+}
+
+const toSource = (row: SourceRow): GraphSource => ({
+  videoId: row.video_id,
+  chunkIndex: row.chunk_index,
+  clipStart: row.clip_start,
+  clipEnd: row.clip_end,
+  description: row.description,
+});
+
+/** Throws ARGUMENT_INVALID unless `value` is a whole number ≥ 0 (a limit, a count). */
+function checkCount(value: number, what: string): void {
+  if (!Number.isInteger(value) || value < 0) throw new VideoRagError("ARGUMENT_INVALID", `${what} must be an integer ≥ 0`);
+}
+
+/** The query's terms, lowercased and merged, with their summed weights; terms with no token or no weight are dropped. */
+function termWeights(terms: { text: string; weight: number }[]): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const term of terms) {
+    const text = term.text.trim().toLowerCase();
+    if (!hasToken(text) || !(term.weight > 0)) continue;
+    weights.set(text, (weights.get(text) ?? 0) + term.weight);
+  }
+  return weights;
+}
+
+/** True when every weight can be expressed by repeating its term in one FTS5 query. */
+const repeatable = (weights: Map<string, number>): boolean =>
+  [...weights.values()].every((weight) => Number.isInteger(weight) && weight <= maxRepeatedWeight);
+
 /** The FTS5 token naming a video in the `video` column of both indexes. */
 const videoToken = (key: number): string => `k${key}`;
 
@@ -179,10 +369,102 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
 type MatchRow = [key: number, score: number];
 
+/** The entities and relations a video's graph sources named, collected before they are deleted. */
+interface TouchedGraph {
+  entityKeys: number[];
+  relationKeys: number[];
+}
+
+/** The knowledge graph's statements; lists of keys travel as one JSON array, read with json_each. */
+function prepareGraphStatements(db: Database.Database) {
+  const entityColumns = `e.key, e.name_key, e.name, e.type, e.description, e.stale`;
+  const readySources = (table: "entity_sources" | "relation_sources", owner: "entity_key" | "relation_key") =>
+    `SELECT s.${owner} AS owner_key, v.id AS video_id, s.chunk_index, c.clip_start, c.clip_end, s.description,
+        ${table === "relation_sources" ? "s.strength" : "0"} AS strength
+      FROM ${table} s JOIN videos v ON v.key = s.video_key
+      JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
+      WHERE s.${owner} IN (SELECT value FROM json_each(?)) AND v.status = 'ready'
+      ORDER BY s.${owner}, v.id, s.chunk_index`;
+  return {
+    insertChunk: db.prepare(`INSERT INTO chunks (video_key, chunk_index, clip_start, clip_end, start_second, end_second,
+        text, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+    deleteChunks: db.prepare(`DELETE FROM chunks WHERE video_key = ?`),
+    chunk: db.prepare(`SELECT v.id AS video_id, c.chunk_index, c.clip_start, c.clip_end, c.start_second, c.end_second,
+        c.text, c.token_count
+      FROM chunks c JOIN videos v ON v.key = c.video_key WHERE v.id = ? AND v.status = 'ready' AND c.chunk_index = ?`),
+    entityKeyByName: db.prepare(`SELECT key FROM entities WHERE name_key = @nameKey
+      UNION ALL SELECT entity_key FROM entity_aliases WHERE name_key = @nameKey LIMIT 1`).pluck(),
+    insertEntity: db.prepare(`INSERT INTO entities (name_key, name, type, description, stale, change_sequence)
+      VALUES (?, ?, ?, '', 1, ?) RETURNING key`).pluck(),
+    insertAlias: db.prepare(`INSERT INTO entity_aliases (name_key, entity_key, name) VALUES (?, ?, ?)`),
+    // The vector is filed under the entity's type, which a later video may give differently.
+    insertEntityVector: db.prepare(`INSERT INTO entity_vectors (entity_key, space, type, vector)
+      SELECT key, ?, type, ? FROM entities WHERE key = ? ON CONFLICT (entity_key, space) DO NOTHING`),
+    insertEntityFts: db.prepare(`INSERT INTO entity_fts (rowid, name, description) VALUES (?, ?, ?)`),
+    deleteEntityFts: db.prepare(`DELETE FROM entity_fts WHERE rowid IN (SELECT value FROM json_each(?))`),
+    entityText: db.prepare(`SELECT e.name, e.description,
+        (SELECT group_concat(a.name, char(10)) FROM entity_aliases a WHERE a.entity_key = e.key) AS aliases
+      FROM entities e WHERE e.key = ?`),
+    insertEntitySource: db.prepare(`INSERT INTO entity_sources (entity_key, video_key, chunk_index, description)
+      VALUES (?, ?, ?, ?)`),
+    relationByPair: db.prepare(`SELECT key FROM relations WHERE source_key = ? AND target_key = ?`).pluck(),
+    insertRelation: db.prepare(`INSERT INTO relations (source_key, target_key) VALUES (?, ?) RETURNING key`).pluck(),
+    insertRelationSource: db.prepare(`INSERT INTO relation_sources (relation_key, video_key, chunk_index, description,
+        strength) VALUES (?, ?, ?, ?, ?)`),
+    lastChangeSequence: db.prepare(`SELECT change_sequence FROM entities WHERE stale = 1
+      ORDER BY change_sequence DESC LIMIT 1`).pluck(),
+    markStale: db.prepare(`UPDATE entities SET stale = 1, change_sequence = ?
+      WHERE key IN (SELECT value FROM json_each(?))`),
+    videoEntityKeys: db.prepare(`SELECT DISTINCT entity_key FROM entity_sources WHERE video_key = ?`).pluck(),
+    videoRelationKeys: db.prepare(`SELECT DISTINCT relation_key FROM relation_sources WHERE video_key = ?`).pluck(),
+    deleteEntitySources: db.prepare(`DELETE FROM entity_sources WHERE video_key = ?`),
+    deleteRelationSources: db.prepare(`DELETE FROM relation_sources WHERE video_key = ?`),
+    deleteOrphanRelations: db.prepare(`DELETE FROM relations WHERE key IN (SELECT value FROM json_each(?))
+      AND NOT EXISTS (SELECT 1 FROM relation_sources WHERE relation_key = relations.key)`),
+    orphanEntities: db.prepare(`SELECT value FROM json_each(?)
+      WHERE NOT EXISTS (SELECT 1 FROM entity_sources WHERE entity_key = value)`).pluck(),
+    deleteEntities: db.prepare(`DELETE FROM entities WHERE key IN (SELECT value FROM json_each(?))`),
+    entityByKey: db.prepare(`SELECT ${entityColumns} FROM entities e WHERE e.key = ?`),
+    entitiesByKeys: db.prepare(`SELECT ${entityColumns} FROM entities e WHERE e.key IN (SELECT value FROM json_each(?))`),
+    staleEntities: db.prepare(`SELECT ${entityColumns} FROM entities e WHERE e.stale = 1
+      ORDER BY e.change_sequence, e.key LIMIT ?`),
+    setDescription: db.prepare(`UPDATE entities SET description = ?, stale = 0 WHERE key = ?`),
+    entitySources: db.prepare(readySources("entity_sources", "entity_key")),
+    relationSources: db.prepare(readySources("relation_sources", "relation_key")),
+    // Round-robin over an entity's videos (every video's first chunk, then every second one, …), so a limit keeps
+    // chunks from as many videos as it can rather than every chunk of the first few.
+    entityChunks: db.prepare(`SELECT entity_key AS entityKey, video_id AS videoId, chunk_index AS chunkIndex FROM (
+        SELECT entity_key, video_id, chunk_index,
+          ROW_NUMBER() OVER (PARTITION BY entity_key ORDER BY turn, video_id, chunk_index) AS position
+        FROM (
+          SELECT s.entity_key, v.id AS video_id, s.chunk_index,
+            ROW_NUMBER() OVER (PARTITION BY s.entity_key, s.video_key ORDER BY s.chunk_index) AS turn
+          FROM entity_sources s JOIN videos v ON v.key = s.video_key
+          WHERE s.entity_key IN (SELECT value FROM json_each(@entityKeys)) AND v.status = 'ready'
+            AND (@videoIds IS NULL OR v.id IN (SELECT value FROM json_each(@videoIds)))
+        )
+      ) WHERE position <= @limit ORDER BY entity_key, position`),
+    relationsAmong: db.prepare(`SELECT key, source_key, target_key FROM relations
+      WHERE source_key IN (SELECT value FROM json_each(@keys)) AND target_key IN (SELECT value FROM json_each(@keys))`),
+    relationsOf: db.prepare(`SELECT r.key, r.source_key, r.target_key FROM relations r
+        JOIN relation_sources s ON s.relation_key = r.key JOIN videos v ON v.key = s.video_key
+      WHERE (r.source_key = @key OR r.target_key = @key) AND v.status = 'ready'
+      GROUP BY r.key ORDER BY sum(s.strength) DESC, r.key LIMIT @limit`),
+    graphStats: db.prepare(`SELECT
+        (SELECT count(*) FROM chunks) AS chunks,
+        (SELECT count(*) FROM entities) AS entities,
+        (SELECT count(*) FROM relations) AS relations,
+        (SELECT count(*) FROM (SELECT 1 FROM entity_sources GROUP BY entity_key HAVING min(video_key) < max(video_key)))
+          AS crossVideoEntities`),
+  };
+}
+
 class SqliteStore implements Store {
   private readonly statements;
   /** Search statements vary only in table and field weights, so a handful are compiled once and reused. */
   private readonly searchStatements = new Map<string, Database.Statement>();
+  /** The nearest entity vector of one space and type; absent without sqlite-vec, and entities then merge by name only. */
+  private readonly nearestEntity: Database.Statement | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -248,7 +530,18 @@ class SqliteStore implements Store {
       vectorCount: db.prepare(`SELECT count(*) FROM vectors`).pluck(),
       videoVectorCount: db.prepare(`SELECT count(*) FROM vectors x JOIN videos v ON v.key = x.video_key
         WHERE v.id = ? AND v.status = 'ready'`).pluck(),
+      ...prepareGraphStatements(db),
     };
+    this.nearestEntity =
+      vectorSearchUnavailable === undefined
+        ? db
+            .prepare(
+              `SELECT entity_key, vec_distance_cosine(vector, @vector) AS distance FROM entity_vectors
+                WHERE space = @space AND type = @type AND length(vector) = @bytes
+                ORDER BY distance NULLS LAST, entity_key LIMIT 1`,
+            )
+            .raw()
+        : undefined;
   }
 
   private guard<T>(action: string, work: () => T): T {
@@ -264,8 +557,18 @@ class SqliteStore implements Store {
     return row?.status === "ready" ? row : undefined;
   }
 
-  /** Removes what a video contributed except its row; FTS rows first, since contentless rows are found by rowid. */
-  private clearContent(videoKey: number): void {
+  /**
+   * Removes what a video contributed except its row; FTS rows first, since contentless rows are found by rowid. Returns
+   * the entities and relations its graph sources named, for `pruneGraph` once the caller has written what replaces them.
+   */
+  private clearContent(videoKey: number): TouchedGraph {
+    const touched: TouchedGraph = {
+      entityKeys: this.statements.videoEntityKeys.all(videoKey) as number[],
+      relationKeys: this.statements.videoRelationKeys.all(videoKey) as number[],
+    };
+    this.statements.deleteEntitySources.run(videoKey);
+    this.statements.deleteRelationSources.run(videoKey);
+    this.statements.deleteChunks.run(videoKey);
     this.statements.deleteClipFts.run(videoKey);
     this.statements.deleteVideoFts.run(videoKey);
     this.statements.deleteClips.run(videoKey);
@@ -273,6 +576,163 @@ class SqliteStore implements Store {
     this.statements.deleteFrames.run(videoKey);
     this.statements.deleteVectors.run(videoKey);
     this.statements.pruneSpaces.run();
+    return touched;
+  }
+
+  /**
+   * After a video's sources went: deletes the relations and entities they named that have no source left, and marks the
+   * surviving entities stale. Only what the video touched is looked at, so the cost does not grow with the library.
+   */
+  private pruneGraph(touched: TouchedGraph): void {
+    if (touched.relationKeys.length > 0) this.statements.deleteOrphanRelations.run(JSON.stringify(touched.relationKeys));
+    if (touched.entityKeys.length === 0) return;
+    const keys = JSON.stringify(touched.entityKeys);
+    const orphans = this.statements.orphanEntities.all(keys) as number[];
+    if (orphans.length > 0) {
+      // FTS rows first: once the entity row is gone nothing says which contentless row was its.
+      this.statements.deleteEntityFts.run(JSON.stringify(orphans));
+      this.statements.deleteEntities.run(JSON.stringify(orphans));
+    }
+    this.statements.markStale.run(this.nextChangeSequence(), keys);
+  }
+
+  /** The change number for entities going stale now: after every stale entity's, so older changes are served first. */
+  private nextChangeSequence(): number {
+    return ((this.statements.lastChangeSequence.get() as number | undefined) ?? 0) + 1;
+  }
+
+  /** Rewrites an entity's FTS row from its name, its aliases and its description; contentless rows cannot be updated. */
+  private writeEntityFts(entityKey: number): void {
+    const row = this.statements.entityText.get(entityKey) as { name: string; aliases: string | null; description: string };
+    this.statements.deleteEntityFts.run(JSON.stringify([entityKey]));
+    const names = row.aliases === null ? row.name : `${row.name}\n${row.aliases}`;
+    this.statements.insertEntityFts.run(entityKey, names, row.description);
+  }
+
+  /**
+   * Merges a video's graph into the library's inside the caller's transaction (see schema version 3). Each name finds
+   * its entity by name key, then by alias, then by vector (same type, within the merge distance, recorded as an alias),
+   * else becomes a new entity; every entity it touches goes stale.
+   */
+  private writeGraph(videoKey: number, videoId: string, graph: VideoGraph, clipIndexes: Set<number>): void {
+    const plans = planGraph(graph, videoId, clipIndexes);
+    for (const chunk of graph.chunks) {
+      this.statements.insertChunk.run(
+        videoKey, chunk.index, chunk.clipStart, chunk.clipEnd, chunk.startSecond, chunk.endSecond, chunk.text,
+        chunk.tokenCount,
+      );
+    }
+    const sequence = this.nextChangeSequence();
+    const space = graph.entityVectorSpace;
+    const mergeDistance = graph.mergeDistance ?? defaultMergeDistance;
+    const entityKeys = new Map<string, number>();
+    const aliased = new Set<number>();
+    for (const [nameKey, plan] of plans) {
+      let key = this.statements.entityKeyByName.get({ nameKey }) as number | undefined;
+      if (key === undefined && plan.vector && space !== undefined) {
+        key = this.nearestEntityKey(space, plan.type, plan.vector, mergeDistance);
+        if (key !== undefined) {
+          this.statements.insertAlias.run(nameKey, key, plan.name);
+          aliased.add(key);
+        }
+      }
+      if (key === undefined) {
+        key = this.statements.insertEntity.get(nameKey, plan.name, plan.type, sequence) as number;
+        this.statements.insertEntityFts.run(key, plan.name, "");
+      }
+      // An entity first written without a vector (or in another space) becomes findable by meaning from now on.
+      if (plan.vector && space !== undefined) this.statements.insertEntityVector.run(space, vectorBytes(plan.vector), key);
+      entityKeys.set(nameKey, key);
+    }
+    for (const key of aliased) this.writeEntityFts(key);
+    if (entityKeys.size > 0) this.statements.markStale.run(sequence, JSON.stringify([...new Set(entityKeys.values())]));
+
+    const keyOf = (nameKey: string): number => entityKeys.get(nameKey) as number;
+    for (const extraction of graph.extractions) {
+      // Two names of one chunk may have become one entity; it still gets one source per chunk.
+      const descriptions = new Map<number, string[]>();
+      for (const entity of extraction.entities) {
+        const key = keyOf(entity.nameKey);
+        descriptions.set(key, [...(descriptions.get(key) ?? []), entity.description]);
+      }
+      for (const [key, texts] of descriptions) {
+        this.statements.insertEntitySource.run(key, videoKey, extraction.chunkIndex, joinDescriptions(texts));
+      }
+      // Undirected, one source per pair and chunk: the strongest statement of it stands for the chunk.
+      const strongest = new Map<string, { sourceKey: number; targetKey: number; relation: KeyedRelation }>();
+      for (const relation of extraction.relations) {
+        const [sourceKey, targetKey] = [keyOf(relation.sourceKey), keyOf(relation.targetKey)].sort((a, b) => a - b) as [
+          number,
+          number,
+        ];
+        if (sourceKey === targetKey) continue;
+        const pair = `${sourceKey}:${targetKey}`;
+        const held = strongest.get(pair);
+        if (!held || relation.strength > held.relation.strength) strongest.set(pair, { sourceKey, targetKey, relation });
+      }
+      for (const { sourceKey, targetKey, relation } of strongest.values()) {
+        const relationKey =
+          (this.statements.relationByPair.get(sourceKey, targetKey) as number | undefined) ??
+          (this.statements.insertRelation.get(sourceKey, targetKey) as number);
+        this.statements.insertRelationSource.run(
+          relationKey, videoKey, extraction.chunkIndex, relation.description.trim(), relation.strength,
+        );
+      }
+    }
+  }
+
+  /** The entity of this type whose vector is nearest, if within `mergeDistance`; undefined when none is or cannot be searched. */
+  private nearestEntityKey(space: string, type: string, vector: Float32Array, mergeDistance: number): number | undefined {
+    // A zero vector has no direction, so it is near nothing.
+    if (!this.nearestEntity || vector.every((value) => value === 0)) return undefined;
+    const row = this.nearestEntity.get({ vector: vectorBytes(vector), space, type, bytes: vector.byteLength }) as
+      | [entityKey: number, distance: number | null]
+      | undefined;
+    return row && row[1] !== null && row[1] <= mergeDistance ? row[0] : undefined;
+  }
+
+  /** Entities with their ready sources, in the order of `rows`. */
+  private withSources(rows: EntityRow[]): GraphEntity[] {
+    if (rows.length === 0) return [];
+    const sources = new Map<number, GraphSource[]>();
+    for (const row of this.statements.entitySources.all(JSON.stringify(rows.map((entity) => entity.key))) as SourceRow[]) {
+      sources.set(row.owner_key, [...(sources.get(row.owner_key) ?? []), toSource(row)]);
+    }
+    return rows.map((row) => ({
+      key: row.key,
+      nameKey: row.name_key,
+      name: row.name,
+      type: row.type,
+      description: row.description,
+      descriptionStale: row.stale === 1,
+      sources: sources.get(row.key) ?? [],
+    }));
+  }
+
+  /**
+   * Relations with their ready sources, in the order of `rows`: strength summed over the sources, description that of
+   * the strongest (the first of those tied, by video and chunk). A relation with no ready source is left out.
+   */
+  private withRelationSources(rows: RelationRow[]): GraphRelation[] {
+    if (rows.length === 0) return [];
+    const sources = new Map<number, SourceRow[]>();
+    for (const row of this.statements.relationSources.all(JSON.stringify(rows.map((relation) => relation.key))) as SourceRow[]) {
+      sources.set(row.owner_key, [...(sources.get(row.owner_key) ?? []), row]);
+    }
+    return rows.flatMap((row) => {
+      const own = sources.get(row.key) ?? [];
+      const [first, ...rest] = own;
+      if (!first) return [];
+      const strongest = rest.reduce((best, source) => (source.strength > best.strength ? source : best), first);
+      const relation: GraphRelation = {
+        sourceKey: row.source_key,
+        targetKey: row.target_key,
+        description: strongest.description,
+        strength: own.reduce((sum, source) => sum + source.strength, 0),
+        sources: own.map(toSource),
+      };
+      return [relation];
+    });
   }
 
   /**
@@ -322,7 +782,7 @@ class SqliteStore implements Store {
       this.db.transaction(() => {
         const row = this.statements.videoById.get(id) as VideoRow | undefined;
         if (!row) return false;
-        this.clearContent(row.key);
+        this.pruneGraph(this.clearContent(row.key));
         this.statements.deleteVideo.run(row.key);
         return row.status === "ready";
       }).immediate(),
@@ -365,8 +825,11 @@ class SqliteStore implements Store {
     this.guard(`cannot commit ${video.id}`, () =>
       this.db.transaction(() => {
         const existing = this.statements.videoById.get(video.id) as VideoRow | undefined;
+        // The old version's entities are pruned only after the new graph is written, so an entity both versions name
+        // keeps its key, description and aliases instead of being deleted and made again.
+        let replaced: TouchedGraph | undefined;
         if (existing) {
-          this.clearContent(existing.key);
+          replaced = this.clearContent(existing.key);
           this.statements.deleteStages.run(existing.key);
         }
         const { key } = this.statements.insertVideo.get({
@@ -406,6 +869,10 @@ class SqliteStore implements Store {
         }
         for (const frame of content.frames) this.statements.insertFrame.run(key, frame.timeSecond, frame.hash ?? null);
         this.writeVectors(key, video.id, content.vectors ?? []);
+        if (content.graph) {
+          this.writeGraph(key, video.id, content.graph, new Set(content.clips.map((clip) => clip.index)));
+        }
+        if (replaced) this.pruneGraph(replaced);
       }).immediate(),
     );
   }
@@ -545,12 +1012,7 @@ class SqliteStore implements Store {
       throw new VideoRagError("ARGUMENT_INVALID", "a search needs a limit ≥ 0 and field weights that are numbers ≥ 0");
     }
     const limit = Math.floor(query.limit);
-    const weights = new Map<string, number>();
-    for (const term of query.terms) {
-      const text = term.text.trim().toLowerCase();
-      if (!hasToken(text) || !(term.weight > 0)) continue;
-      weights.set(text, (weights.get(text) ?? 0) + term.weight);
-    }
+    const weights = termWeights(query.terms);
     const phrases = (query.phrases ?? []).filter(hasToken);
     if (limit === 0 || (weights.size === 0 && phrases.length === 0)) return [];
 
@@ -566,8 +1028,7 @@ class SqliteStore implements Store {
     if (searched.length === 0) return [];
     const textColumns = `{${searched.join(" ")}}`;
 
-    const integral = [...weights.values()].every((weight) => Number.isInteger(weight) && weight <= maxRepeatedWeight);
-    if (integral) {
+    if (repeatable(weights)) {
       const parts = [...weights].flatMap(([text, weight]) => Array<string>(weight).fill(quote(text)));
       parts.push(...phrases.map(quote));
       const match = `${textColumns} : (${parts.join(" OR ")})${restriction}`;
@@ -643,6 +1104,139 @@ class SqliteStore implements Store {
       }
       return { frequencies, documentCount: this.statements.clipCount.get() as number };
     });
+  }
+
+  searchEntities(query: { terms: { text: string; weight: number }[]; limit: number; videoIds?: string[] }): EntityMatch[] {
+    return this.guard("cannot search entities", () => {
+      if (!(query.limit >= 0) || !Number.isFinite(query.limit)) {
+        throw new VideoRagError("ARGUMENT_INVALID", "an entity search needs a limit ≥ 0");
+      }
+      const limit = Math.floor(query.limit);
+      const weights = termWeights(query.terms);
+      if (limit === 0 || weights.size === 0) return [];
+      const bm25 = `bm25(entity_fts, ${entityFieldWeights.name}, ${entityFieldWeights.description})`;
+      const filter = query.videoIds
+        ? ` AND rowid IN (SELECT s.entity_key FROM entity_sources s JOIN videos v ON v.key = s.video_key
+            WHERE v.status = 'ready' AND v.id IN (SELECT value FROM json_each(?)))`
+        : "";
+      const filterParameters = query.videoIds ? [JSON.stringify(query.videoIds)] : [];
+      let matches: MatchRow[];
+      if (repeatable(weights)) {
+        const match = [...weights].flatMap(([text, weight]) => Array<string>(weight).fill(quote(text))).join(" OR ");
+        const statement = this.prepareSearch(
+          `SELECT rowid, -${bm25} AS score FROM entity_fts WHERE entity_fts MATCH ?${filter} ORDER BY score DESC LIMIT ?`,
+        );
+        matches = statement.all(match, ...filterParameters, limit) as MatchRow[];
+      } else {
+        const statement = this.prepareSearch(`SELECT rowid, -${bm25} AS score FROM entity_fts WHERE entity_fts MATCH ?${filter}`);
+        const scores = new Map<number, number>();
+        for (const [text, weight] of weights) {
+          for (const [key, score] of statement.all(quote(text), ...filterParameters) as MatchRow[]) {
+            scores.set(key, (scores.get(key) ?? 0) + weight * score);
+          }
+        }
+        matches = [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);
+      }
+      if (matches.length === 0) return [];
+      const rows = this.statements.entitiesByKeys.all(JSON.stringify(matches.map(([key]) => key))) as EntityRow[];
+      const byKey = new Map(rows.map((row) => [row.key, row]));
+      return matches.flatMap(([key, score]) => {
+        const row = byKey.get(key);
+        if (!row) return [];
+        const match: EntityMatch = { key, name: row.name, type: row.type, description: row.description, score };
+        return [match];
+      });
+    });
+  }
+
+  getEntity(reference: number | string): GraphEntity | undefined {
+    return this.guard("cannot read an entity", () => {
+      const key =
+        typeof reference === "number"
+          ? reference
+          : (this.statements.entityKeyByName.get({ nameKey: reference }) as number | undefined);
+      if (key === undefined || !Number.isInteger(key)) return undefined;
+      const row = this.statements.entityByKey.get(key) as EntityRow | undefined;
+      return row ? this.withSources([row])[0] : undefined;
+    });
+  }
+
+  entityChunks(
+    entityKeys: number[],
+    options: { limitPerEntity?: number; videoIds?: string[] } = {},
+  ): { entityKey: number; videoId: string; chunkIndex: number }[] {
+    return this.guard("cannot read entity chunks", () => {
+      const limit = options.limitPerEntity ?? defaultChunksPerEntity;
+      checkCount(limit, "limitPerEntity");
+      if (entityKeys.length === 0 || limit === 0) return [];
+      return this.statements.entityChunks.all({
+        entityKeys: JSON.stringify(entityKeys),
+        videoIds: options.videoIds ? JSON.stringify(options.videoIds) : null,
+        limit,
+      }) as { entityKey: number; videoId: string; chunkIndex: number }[];
+    });
+  }
+
+  relationsAmong(entityKeys: number[]): GraphRelation[] {
+    return this.guard("cannot read relations", () => {
+      if (entityKeys.length < 2) return [];
+      const rows = this.statements.relationsAmong.all({ keys: JSON.stringify(entityKeys) }) as RelationRow[];
+      return this.withRelationSources(rows).sort(
+        (a, b) => b.strength - a.strength || a.sourceKey - b.sourceKey || a.targetKey - b.targetKey,
+      );
+    });
+  }
+
+  relationsOf(entityKey: number, limit = defaultRelationsPerEntity): GraphRelation[] {
+    return this.guard("cannot read relations", () => {
+      checkCount(limit, "the relation limit");
+      if (limit === 0) return [];
+      return this.withRelationSources(this.statements.relationsOf.all({ key: entityKey, limit }) as RelationRow[]);
+    });
+  }
+
+  getChunks(keys: { videoId: string; chunkIndex: number }[]): Chunk[] {
+    return this.guard("cannot read chunks", () =>
+      keys.flatMap(({ videoId, chunkIndex }) => {
+        const row = this.statements.chunk.get(videoId, chunkIndex) as ChunkRow | undefined;
+        if (!row) return [];
+        const chunk: Chunk = {
+          videoId: row.video_id,
+          index: row.chunk_index,
+          clipStart: row.clip_start,
+          clipEnd: row.clip_end,
+          startSecond: row.start_second,
+          endSecond: row.end_second,
+          text: row.text,
+          tokenCount: row.token_count,
+        };
+        return [chunk];
+      }),
+    );
+  }
+
+  staleEntities(limit: number): GraphEntity[] {
+    return this.guard("cannot list stale entities", () => {
+      checkCount(limit, "the stale entity limit");
+      return this.withSources(this.statements.staleEntities.all(limit) as EntityRow[]);
+    });
+  }
+
+  setEntityDescription(key: number, description: string): boolean {
+    return this.guard(`cannot describe entity ${key}`, () => {
+      if (typeof description !== "string") {
+        throw new VideoRagError("ARGUMENT_INVALID", "an entity's description must be text");
+      }
+      return this.db.transaction(() => {
+        if (this.statements.setDescription.run(description, key).changes === 0) return false;
+        this.writeEntityFts(key);
+        return true;
+      }).immediate();
+    });
+  }
+
+  graphStats(): GraphStats {
+    return this.guard("cannot count the graph", () => this.statements.graphStats.get() as GraphStats);
   }
 
   close(): void {

@@ -1,0 +1,177 @@
+// A video's clip documents → its VideoGraph: chunks, the entities and relations read from each (by a language model, or
+// the lite extractor), every entity keyed by its normalised name, and optionally name vectors for merging by meaning.
+// Storage and the merge across videos happen in the store.
+
+import { VideoRagError } from "../spec/index.js";
+import type {
+  Chunk,
+  ClipDocument,
+  ExtractedEntity,
+  ExtractedRelation,
+  KeyedEntity,
+  KeyedRelation,
+  LanguageModel,
+  TextEmbedder,
+  VideoGraph,
+} from "../spec/index.js";
+import { chunkBodyText, chunkClips } from "./chunk-clips.js";
+import { liteEntityDescription } from "./describe-entity.js";
+import { entityNameKey } from "./entity-name-key.js";
+import { extractLiteEntities, liteExtractorId } from "./lite-entities.js";
+import { extractEntitiesWithModel } from "./model-entities.js";
+
+export interface BuildVideoGraphOptions {
+  /** Reads entities and relations; the lite extractor (no model) when absent. */
+  model?: LanguageModel;
+  /** Embeds entity names into `entityVectors`. */
+  embedder?: TextEmbedder;
+  /** Chunk budget in tokens (words × 1.3). Default 1200. */
+  maxTokens?: number;
+  /** With a model: ask a second time for missed entities. Default true. */
+  glean?: boolean;
+  signal?: AbortSignal;
+  /** Called after each chunk is read. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+type VideoExtraction = VideoGraph["extractions"][number];
+
+/**
+ * Builds a video's graph. Chunks are read by `model` (up to its `maxConcurrency` at once) or by the lite extractor;
+ * the entity names ("name (type)") are embedded once per video when an `embedder` is given. `modelCalls` counts chat
+ * and embedding calls.
+ */
+export async function buildVideoGraph(
+  clips: ClipDocument[],
+  options: BuildVideoGraphOptions,
+): Promise<{ graph: VideoGraph; modelCalls: number }> {
+  const { model, embedder, signal } = options;
+  const chunks = chunkClips(clips, { maxTokens: options.maxTokens });
+  let modelCalls = 0;
+  let done = 0;
+  const extractions = await mapInOrder(chunks, model?.capabilities.maxConcurrency ?? 1, signal, async (chunk) => {
+    let read: { entities: ExtractedEntity[]; relations: ExtractedRelation[] };
+    if (model) {
+      const { calls, ...extraction } = await extractEntitiesWithModel(model, chunk.text, { signal, glean: options.glean });
+      modelCalls += calls;
+      read = extraction;
+    } else {
+      read = extractLiteEntities(chunkBodyText(chunk.text));
+    }
+    options.onProgress?.(++done, chunks.length);
+    return keyExtraction(chunk.index, read);
+  });
+
+  const graph = videoGraph(model?.id ?? liteExtractorId, chunks, extractions);
+  if (embedder) {
+    const { vectors, calls } = await embedEntityNames(embedder, graph.extractions, signal);
+    modelCalls += calls;
+    graph.entityVectors = vectors;
+    graph.entityVectorSpace = `entity:${embedder.id}`;
+  }
+  return { graph, modelCalls };
+}
+
+/** The lite extractor's graph, synchronously: the transcript-corpus path, where waiting on promises is pure cost. */
+export function buildLiteVideoGraph(clips: ClipDocument[], options: { maxTokens?: number } = {}): VideoGraph {
+  const chunks = chunkClips(clips, { maxTokens: options.maxTokens });
+  const extractions = chunks.map((chunk) => keyExtraction(chunk.index, extractLiteEntities(chunkBodyText(chunk.text))));
+  return videoGraph(liteExtractorId, chunks, extractions);
+}
+
+function videoGraph(extractor: string, chunks: Omit<Chunk, "videoId">[], extractions: VideoExtraction[]): VideoGraph {
+  return {
+    extractor,
+    chunks,
+    extractions: extractions.filter((extraction) => extraction.entities.length > 0 || extraction.relations.length > 0),
+  };
+}
+
+/**
+ * Keys one chunk's entities by normalised name (dropping those with none), merging an entity named twice, and keys its
+ * relations by their endpoints', dropping those whose endpoints vanished or coincide and merging repeated pairs.
+ */
+function keyExtraction(chunkIndex: number, read: { entities: ExtractedEntity[]; relations: ExtractedRelation[] }): VideoExtraction {
+  const entities = new Map<string, KeyedEntity>();
+  for (const entity of read.entities) {
+    const nameKey = entityNameKey(entity.name);
+    if (nameKey === "") continue;
+    const known = entities.get(nameKey);
+    if (!known) entities.set(nameKey, { ...entity, nameKey });
+    else known.description = liteEntityDescription([known.description, entity.description]);
+  }
+  const relations = new Map<string, KeyedRelation>();
+  for (const relation of read.relations) {
+    const source = entities.get(entityNameKey(relation.source));
+    const target = entities.get(entityNameKey(relation.target));
+    if (!source || !target || source === target) continue;
+    const pair = source.nameKey < target.nameKey ? `${source.nameKey}\u0000${target.nameKey}` : `${target.nameKey}\u0000${source.nameKey}`;
+    const known = relations.get(pair);
+    if (known) {
+      known.strength = Math.max(known.strength, relation.strength);
+      continue;
+    }
+    relations.set(pair, {
+      ...relation,
+      source: source.name,
+      target: target.name,
+      sourceKey: source.nameKey,
+      targetKey: target.nameKey,
+    });
+  }
+  return { chunkIndex, entities: [...entities.values()], relations: [...relations.values()] };
+}
+
+/** One vector per distinct entity of the video, for "name (type)" as first written: the type separates "Apple"s. */
+async function embedEntityNames(
+  embedder: TextEmbedder,
+  extractions: VideoExtraction[],
+  signal: AbortSignal | undefined,
+): Promise<{ vectors: { nameKey: string; vector: Float32Array }[]; calls: number }> {
+  const firstSeen = new Map<string, KeyedEntity>();
+  for (const extraction of extractions) {
+    for (const entity of extraction.entities) if (!firstSeen.has(entity.nameKey)) firstSeen.set(entity.nameKey, entity);
+  }
+  const entities = [...firstSeen.values()];
+  const vectors: { nameKey: string; vector: Float32Array }[] = [];
+  const batchSize = Math.max(1, embedder.capabilities.maxBatchSize);
+  let calls = 0;
+  for (let start = 0; start < entities.length; start += batchSize) {
+    throwIfAborted(signal);
+    const batch = entities.slice(start, start + batchSize);
+    const embedded = await embedder.embed(
+      batch.map((entity) => `${entity.name} (${entity.type})`),
+      { signal },
+    );
+    calls++;
+    batch.forEach((entity, index) => {
+      const vector = embedded[index];
+      if (vector) vectors.push({ nameKey: entity.nameKey, vector });
+    });
+  }
+  return { vectors, calls };
+}
+
+/** `work` over `items` with at most `limit` in flight, results in item order; stops starting work once aborted. */
+async function mapInOrder<T, R>(
+  items: readonly T[],
+  limit: number,
+  signal: AbortSignal | undefined,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      throwIfAborted(signal);
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new VideoRagError("INTERRUPTED", "building the video's graph was stopped", { cause: signal.reason });
+}

@@ -1,0 +1,100 @@
+// The graph retriever: keywords → the entities they name → the chunks that mention them, ranked by how many of the
+// matched entities and relations each chunk carries → the clips of those chunks.
+
+import type { Store } from "../spec/index.js";
+import type { ClipRetrieverOptions, ScoredClip } from "./clip-retrievers.js";
+import { analyzeText, termKey, tokenize } from "./query-analyzer.js";
+
+/** Entities matched per question: enough for the names a question uses, few enough to stay specific. */
+const matchedEntities = 30;
+/** Chunks read per matched entity; a common entity ("water") has thousands, and the rarest ones decide anyway. */
+const chunksPerEntity = 200;
+/** A relation between two matched entities stated in a chunk counts this much next to one entity. */
+const relationWeight = 0.5;
+/** Entities named in a provenance line. */
+const entitiesShown = 3;
+
+interface ChunkTally {
+  videoId: string;
+  chunkIndex: number;
+  score: number;
+  entities: { name: string; weight: number }[];
+}
+
+/**
+ * Clips best first. An entity counts by its match strength relative to the best match (a name that carries every
+ * keyword counts 1; one sharing a single common word counts little), so a chunk carrying the question's specific
+ * entities outranks one that mentions many loosely related ones. Inside a chunk, clips that name more of the matched
+ * entities come first.
+ */
+export function graphClips(store: Store, keywords: string[], options: ClipRetrieverOptions): ScoredClip[] {
+  const weights = new Map<string, number>();
+  for (const keyword of keywords) for (const word of analyzeText(keyword)) weights.set(word, (weights.get(word) ?? 0) + 1);
+  if (weights.size === 0 || options.limit <= 0) return [];
+  const terms = [...weights].map(([text, weight]) => ({ text, weight }));
+  const entities = store.searchEntities({ terms, limit: matchedEntities, ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
+  if (entities.length === 0) return [];
+  const bestScore = entities[0]?.score ?? 1;
+  const entityWeight = new Map(entities.map((entity) => [entity.key, entity.score / bestScore]));
+  const entityName = new Map(entities.map((entity) => [entity.key, entity.name]));
+
+  const tallies = new Map<string, ChunkTally>();
+  const tally = (videoId: string, chunkIndex: number): ChunkTally => {
+    const key = `${videoId}#${chunkIndex}`;
+    let entry = tallies.get(key);
+    if (!entry) tallies.set(key, (entry = { videoId, chunkIndex, score: 0, entities: [] }));
+    return entry;
+  };
+  const keys = entities.map((entity) => entity.key);
+  const mentions = store.entityChunks(keys, { limitPerEntity: chunksPerEntity, ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
+  for (const mention of mentions) {
+    const weight = entityWeight.get(mention.entityKey) ?? 0;
+    const entry = tally(mention.videoId, mention.chunkIndex);
+    entry.score += weight;
+    entry.entities.push({ name: entityName.get(mention.entityKey) ?? "", weight });
+  }
+  for (const relation of store.relationsAmong(keys)) {
+    const weight = relationWeight * Math.min(entityWeight.get(relation.sourceKey) ?? 0, entityWeight.get(relation.targetKey) ?? 0);
+    for (const source of relation.sources) {
+      const entry = tallies.get(`${source.videoId}#${source.chunkIndex}`);
+      if (entry) entry.score += weight;
+    }
+  }
+  const chunks = [...tallies.values()]
+    .sort((a, b) => b.score - a.score || a.videoId.localeCompare(b.videoId) || a.chunkIndex - b.chunkIndex)
+    .slice(0, options.limit);
+  const spans = new Map(store.getChunks(chunks).map((chunk) => [`${chunk.videoId}#${chunk.index}`, chunk]));
+
+  const clips: ScoredClip[] = [];
+  for (const chunk of chunks) {
+    const span = spans.get(`${chunk.videoId}#${chunk.chunkIndex}`);
+    if (!span) continue;
+    const names = chunk.entities.sort((a, b) => b.weight - a.weight).map((entity) => entity.name);
+    const nameKeys = names.map((name) => tokenize(name).map(termKey));
+    const documents = store.getClips(
+      Array.from({ length: span.clipEnd - span.clipStart + 1 }, (_, offset) => ({ videoId: chunk.videoId, clipIndex: span.clipStart + offset })),
+    );
+    // Which clip of the chunk names the most matched entities: a tenth of a point each, below one entity's weight.
+    const inChunk = documents
+      .map((document) => {
+        const words = new Set(tokenize(`${document.transcript} ${document.screen} ${document.visual}`).map(termKey));
+        const named = nameKeys.filter((key) => key.length > 0 && key.every((word) => words.has(word))).length;
+        return { document, score: chunk.score + named / (10 * Math.max(1, names.length)) };
+      })
+      .sort((a, b) => b.score - a.score || a.document.index - b.document.index);
+    for (const { document, score } of inChunk) {
+      if (clips.length >= options.limit) break;
+      const rounded = Math.round(score * 1000) / 1000;
+      clips.push({
+        videoId: document.videoId,
+        clipIndex: document.index,
+        startSecond: document.startSecond,
+        endSecond: document.endSecond,
+        score: rounded,
+        provenance: { retriever: "graph", rank: clips.length + 1, score: rounded, entities: [...new Set(names)].slice(0, entitiesShown) },
+      });
+    }
+    if (clips.length >= options.limit) break;
+  }
+  return clips;
+}

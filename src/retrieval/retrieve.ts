@@ -1,0 +1,214 @@
+// The retrieval modes over one library, each returning clips with provenance and the videos they rank:
+// - naive: BM25 and dense text vectors, fused by reciprocal rank;
+// - graph: keywords → entities → their chunks → clips;
+// - visual: a scene description → frames (image-text vectors, or detections and tags) → clips;
+// - hybrid (default): text (naive + graph) and visual candidates, their intersection first, then the rest of the union,
+//   then an optional language-model relevance filter;
+// - video: whole videos scored α·text + (1−α)·visual, and the best clips of the top videos.
+
+import type {
+  ClipMatch,
+  Hit,
+  HitProvenance,
+  ImageTextEncoder,
+  LanguageModel,
+  RetrievalMode,
+  Store,
+  TextEmbedder,
+  Warning,
+} from "../spec/index.js";
+import { VideoRagError } from "../spec/index.js";
+import { bm25Clips, clipKey, denseClips, visualClips, type ScoredClip } from "./clip-retrievers.js";
+import { reciprocalRankFusion } from "./fusion.js";
+import { graphClips } from "./graph-retrieval.js";
+import { mergeClipMatches, momentsToHits } from "./moments.js";
+import { analyzeQuery } from "./query-analyzer.js";
+import { entityKeywords, sceneDescription } from "./query-rewrite.js";
+import { judgeRelevance } from "./relevance-filter.js";
+import { retrieveVideos } from "./video-retrieval.js";
+
+export const retrievalModes: readonly RetrievalMode[] = ["naive", "graph", "visual", "hybrid", "video"];
+
+export interface RetrieveOptions {
+  mode: RetrievalMode;
+  /** Clips returned; default 20. */
+  limit?: number;
+  videoIds?: string[];
+  /** Rewrites the question for the graph and the frames, and filters hybrid candidates. */
+  llm?: LanguageModel;
+  textEmbedder?: TextEmbedder;
+  imageText?: ImageTextEncoder;
+  /** `video` mode: weight of text against visual evidence; default 0.7. */
+  alpha?: number;
+  /** `hybrid` mode: ask the language model to drop irrelevant clips; default true when there is one. */
+  filter?: boolean;
+  /** Channels left out, for ablations: `hybrid` without the graph or without frames. */
+  without?: readonly ("graph" | "visual")[];
+  signal?: AbortSignal;
+}
+
+/** A clip with every retriever that found it. */
+export interface RetrievedClip extends ClipMatch {
+  provenance: HitProvenance[];
+}
+
+export interface Retrieval {
+  mode: RetrievalMode;
+  /** Best first. */
+  clips: RetrievedClip[];
+  /** Videos best first: the `video` mode's fused ranking, otherwise in the order their first clip appears. */
+  videos: { videoId: string; score: number }[];
+  /** What the question was rewritten into, when a retriever needed it. */
+  keywords?: string[];
+  scene?: string;
+  /** Time spent waiting for models (rewrites, query embeddings, the filter); the rest is the engine's own. */
+  modelMs: number;
+  warnings: Warning[];
+}
+
+/** Clips each retriever ranks before fusion: more than are returned, so the lists overlap. */
+const minimumCandidates = 50;
+/** Videos whose clips answer in `video` mode. */
+const answerVideos = 3;
+
+/** Fuses ranked lists of clips by reciprocal rank, keeping each retriever's provenance. */
+function fuseClips(lists: { retriever: string; items: ScoredClip[]; weight?: number }[]): RetrievedClip[] {
+  const provenance = new Map<string, HitProvenance[]>();
+  for (const list of lists) {
+    for (const item of list.items) provenance.set(clipKey(item), [...(provenance.get(clipKey(item)) ?? []), item.provenance]);
+  }
+  return reciprocalRankFusion(lists, clipKey).map((entry) => {
+    const { provenance: _, ...clip } = entry.item;
+    const found = provenance.get(clipKey(clip)) ?? [];
+    const order = new Map(entry.retrievers.map((retriever, index) => [retriever, index]));
+    return { ...clip, score: entry.score, provenance: found.sort((a, b) => (order.get(a.retriever) ?? 0) - (order.get(b.retriever) ?? 0)) };
+  });
+}
+
+function videoOrder(clips: RetrievedClip[]): { videoId: string; score: number }[] {
+  const videos = new Map<string, number>();
+  for (const clip of clips) if (!videos.has(clip.videoId)) videos.set(clip.videoId, clip.score);
+  return [...videos].map(([videoId, score]) => ({ videoId, score }));
+}
+
+/** Clips for a question in one mode. Throws ARGUMENT_INVALID for an unknown mode. */
+export async function retrieve(store: Store, question: string, options: RetrieveOptions): Promise<Retrieval> {
+  const { mode, llm, textEmbedder, imageText, signal } = options;
+  if (!retrievalModes.includes(mode)) {
+    throw new VideoRagError("ARGUMENT_INVALID", `unknown retrieval mode "${String(mode)}"; use one of ${retrievalModes.join(", ")}`);
+  }
+  const limit = options.limit ?? 20;
+  const candidates = Math.max(limit, minimumCandidates);
+  const scope = { limit: candidates, signal, ...(options.videoIds ? { videoIds: options.videoIds } : {}) };
+  const without = new Set(options.without ?? []);
+  const warnings: Warning[] = [];
+  let modelMs = 0;
+  const timed = async <T>(work: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      modelMs += performance.now() - started;
+    }
+  };
+  const result = (clips: RetrievedClip[], extra: Partial<Retrieval> = {}): Retrieval => ({
+    mode,
+    clips: clips.slice(0, limit),
+    videos: videoOrder(clips),
+    modelMs: Math.round(modelMs * 10) / 10,
+    warnings,
+    ...extra,
+  });
+
+  const textLists = async (): Promise<{ retriever: string; items: ScoredClip[] }[]> => {
+    const lists = [{ retriever: "bm25", items: bm25Clips(store, question, scope) }];
+    if (textEmbedder) lists.push({ retriever: "dense", items: await timed(() => denseClips(store, question, textEmbedder, scope)) });
+    return lists;
+  };
+  const keywords = async (): Promise<string[]> => timed(() => entityKeywords(question, llm, { signal }));
+  const scene = async (): Promise<string> => timed(() => sceneDescription(question, llm, { signal }));
+
+  if (mode === "naive") return result(fuseClips(await textLists()));
+  if (mode === "graph") {
+    const words = await keywords();
+    return result(fuseClips([{ retriever: "graph", items: graphClips(store, words, scope) }]), { keywords: words });
+  }
+  if (mode === "visual") {
+    const description = await scene();
+    const items = await timed(() => visualClips(store, description, imageText, scope));
+    return result(fuseClips([{ retriever: "visual", items }]), { scene: description });
+  }
+  if (mode === "video") {
+    const description = imageText ? await scene() : analyzeQuery(question).terms.map((term) => term.text).join(" ");
+    const videos = await timed(() => retrieveVideos(store, question, { limit: candidates, alpha: options.alpha ?? 0.7, scene: description, imageText, signal, ...(options.videoIds ? { videoIds: options.videoIds } : {}) }));
+    const top = videos.slice(0, answerVideos).map((video) => video.videoId);
+    const rank = new Map(top.map((videoId, index) => [videoId, index]));
+    const within = { ...scope, videoIds: top };
+    const clips = top.length === 0 ? [] : fuseClips([
+      { retriever: "bm25", items: bm25Clips(store, question, within) },
+      { retriever: "visual", items: await timed(() => visualClips(store, description, imageText, within)) },
+    ]);
+    const videoScore = new Map(videos.map((video) => [video.videoId, video]));
+    // The top video's clips first: the answer comes from the best video, and its clips are said to be found by it.
+    const ordered = clips
+      .sort((a, b) => (rank.get(a.videoId) ?? 0) - (rank.get(b.videoId) ?? 0) || b.score - a.score)
+      .map((clip) => {
+        const video = videoScore.get(clip.videoId);
+        const found: HitProvenance = { retriever: "video", rank: (rank.get(clip.videoId) ?? 0) + 1, score: video?.score ?? 0, detail: `text ${video?.textScore.toFixed(2)}, visual ${video?.visualScore.toFixed(2)}` };
+        return { ...clip, provenance: [found, ...clip.provenance] };
+      });
+    return { ...result(ordered), videos: videos.map((video) => ({ videoId: video.videoId, score: video.score })) };
+  }
+
+  // hybrid
+  const lists = await textLists();
+  let words: string[] | undefined;
+  if (!without.has("graph")) {
+    words = await keywords();
+    lists.push({ retriever: "graph", items: graphClips(store, words, scope) });
+  }
+  let description: string | undefined;
+  let visual: ScoredClip[] = [];
+  if (!without.has("visual")) {
+    description = await scene();
+    visual = await timed(() => visualClips(store, description ?? question, imageText, scope));
+  }
+  const textKeys = new Set(lists.flatMap((list) => list.items.map(clipKey)));
+  const visualKeys = new Set(visual.map(clipKey));
+  const union = fuseClips(visual.length > 0 ? [...lists, { retriever: "visual", items: visual }] : lists);
+  const both = union.filter((clip) => textKeys.has(clipKey(clip)) && visualKeys.has(clipKey(clip)));
+  let clips = both.length > 0 ? [...both, ...union.filter((clip) => !(textKeys.has(clipKey(clip)) && visualKeys.has(clipKey(clip))))] : union;
+  if (llm && options.filter !== false && clips.length > 0) {
+    const judged = clips.slice(0, limit);
+    const verdicts = await timed(() => judgeRelevance(llm, question, store.getClips(judged.map((clip) => ({ videoId: clip.videoId, clipIndex: clip.clipIndex }))), { signal }));
+    const kept = judged.filter((_, index) => verdicts[index] !== false);
+    if (kept.length === 0) {
+      warnings.push({ type: "degraded", feature: "relevance filter", detail: `${llm.id} judged none of ${judged.length} clips relevant; all kept` });
+    } else {
+      clips = [...kept, ...clips.slice(limit)];
+    }
+  }
+  return result(clips, { ...(words ? { keywords: words } : {}), ...(description ? { scene: description } : {}) });
+}
+
+/** Retrieved clips → moments as hits: touching clips merged, each naming every retriever and how it found them. */
+export function retrievalHits(store: Store, question: string, retrieval: Retrieval, limit: number): Hit[] {
+  const { terms } = analyzeQuery([question, ...(retrieval.keywords ?? [])].join(" "));
+  const provenanceOf = new Map(retrieval.clips.map((clip) => [clipKey(clip), clip.provenance]));
+  const moments = mergeClipMatches(retrieval.clips).slice(0, limit);
+  if (retrieval.mode === "video") {
+    const rank = new Map(retrieval.videos.map((video, index) => [video.videoId, index]));
+    moments.sort((a, b) => (rank.get(a.videoId) ?? 0) - (rank.get(b.videoId) ?? 0) || b.score - a.score);
+  }
+  return moments.flatMap((moment) => {
+    const best = new Map<string, HitProvenance>();
+    for (const clipIndex of moment.clipIndexes) {
+      for (const found of provenanceOf.get(clipKey({ videoId: moment.videoId, clipIndex })) ?? []) {
+        const previous = best.get(found.retriever);
+        if (!previous || found.rank < previous.rank) best.set(found.retriever, found);
+      }
+    }
+    const provenance = [...best.values()];
+    return momentsToHits(store, [moment], terms, provenance.map((found) => found.retriever).join("+") || "bm25").map((hit) => ({ ...hit, provenance }));
+  });
+}
