@@ -47,6 +47,27 @@ describe("street footage with the local detector and tagger", { skip: needsShare
     assert.match(answer.profile, /lite/);
   });
 
+  test('the visual mode ranks the bicycle clip first through the detector\'s words, placed at the frame that saw it', async () => {
+    const hits = await library.search("a bicycle", { mode: "visual", limit: 5 });
+    assert.equal(hits[0]?.title, "person-bicycle-car-detection.mp4");
+    const found = hits[0]?.provenance?.[0];
+    assert.equal(found?.retriever, "visual");
+    assert.equal(found?.detail, "detections and tags");
+    assert.ok(found?.frameSecond !== undefined && found.frameSecond >= 8 && found.frameSecond <= 16, `frame at ${found?.frameSecond}`);
+    assert.ok(!hits.some((hit) => hit.title === "bottle-detection.mp4"), "no bicycle among the bottles");
+  });
+
+  test("the video mode fuses text and visual evidence per video (alpha 0.7), best video first", async () => {
+    const videos = await library.searchVideos("bicycle");
+    assert.equal(videos[0]?.title, "person-bicycle-car-detection.mp4");
+    assert.equal(videos[0]?.visualScore, 1);
+    // No text in street footage: only the visual share of the score, 1 - alpha.
+    assert.ok(Math.abs((videos[0]?.score ?? 0) - (0.7 * (videos[0]?.textScore ?? 0) + 0.3)) < 1e-3, JSON.stringify(videos[0]));
+    const bottles = await library.retrieve("bottles on a table", { mode: "video" });
+    assert.equal(bottles.videos[0]?.videoId, library.list().find((video) => video.title === "bottle-detection.mp4")?.id);
+    assert.equal(bottles.clips[0]?.provenance[0]?.retriever, "video");
+  });
+
   test("a second ingest of the same videos makes zero model calls", async () => {
     for (const video of library.list()) await library.remove(video.id);
     library.close();

@@ -16,6 +16,7 @@ import type {
 } from "../spec/index.js";
 import { chunkBodyText, chunkClips } from "./chunk-clips.js";
 import { liteEntityDescription } from "./describe-entity.js";
+import { englishStopwords } from "../text/index.js";
 import { entityNameKey } from "./entity-name-key.js";
 import { extractLiteEntities, liteExtractorId } from "./lite-entities.js";
 import { extractEntitiesWithModel } from "./model-entities.js";
@@ -95,7 +96,8 @@ function keyExtraction(chunkIndex: number, read: { entities: ExtractedEntity[]; 
   const entities = new Map<string, KeyedEntity>();
   for (const entity of read.entities) {
     const nameKey = entityNameKey(entity.name);
-    if (nameKey === "") continue;
+    // A key that is only function words ("W-What" → "what", "Oh") names nothing.
+    if (nameKey === "" || nameKey.split(" ").every((word) => englishStopwords.has(word))) continue;
     const known = entities.get(nameKey);
     if (!known) entities.set(nameKey, { ...entity, nameKey });
     else known.description = liteEntityDescription([known.description, entity.description]);

@@ -170,6 +170,8 @@ export function entityNameKey(name: string): string {
     .toLowerCase()
     .replace(/(?<=[\p{L}\p{N}])['’]s(?![\p{L}\p{N}])/gu, "")
     .replace(/(?<=[\p{L}\p{N}])['’](?=[\p{L}\p{N}])/gu, "")
+    // A stutter written out in subtitles ("P-P-Popeye", "W-What") names the same thing as the word it stutters.
+    .replace(/(?<![\p{L}\p{N}])((\p{L})-)+(?=\2)/gu, "")
     .split(/[^\p{L}\p{N}]+/u)
     .filter((word) => word !== "");
   let first = 0;

@@ -33,3 +33,4 @@ export {
   type ReadSubtitlesOptions,
 } from "./subtitles.js";
 export { encodeJpeg, fitWithin, sampleRgbFrames, type TimedRgbImage } from "./rgb-frames.js";
+export { frameFeatures } from "./frame-features.js";

@@ -11,6 +11,12 @@ const matchedEntities = 30;
 const chunksPerEntity = 200;
 /** A relation between two matched entities stated in a chunk counts this much next to one entity. */
 const relationWeight = 0.5;
+/**
+ * An entity matching less than this share of the best match is left out: names outweigh descriptions five to one, so
+ * an entity found only because its description mentions a keyword ("person", described as seen with a bicycle) falls
+ * below it whenever some entity is named by the keyword itself.
+ */
+const minimumShareOfBest = 0.3;
 /** Entities named in a provenance line. */
 const entitiesShown = 3;
 
@@ -32,9 +38,10 @@ export function graphClips(store: Store, keywords: string[], options: ClipRetrie
   for (const keyword of keywords) for (const word of analyzeText(keyword)) weights.set(word, (weights.get(word) ?? 0) + 1);
   if (weights.size === 0 || options.limit <= 0) return [];
   const terms = [...weights].map(([text, weight]) => ({ text, weight }));
-  const entities = store.searchEntities({ terms, limit: matchedEntities, ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
+  const matches = store.searchEntities({ terms, limit: matchedEntities, ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
+  const bestScore = matches[0]?.score ?? 1;
+  const entities = matches.filter((entity) => entity.score >= minimumShareOfBest * bestScore);
   if (entities.length === 0) return [];
-  const bestScore = entities[0]?.score ?? 1;
   const entityWeight = new Map(entities.map((entity) => [entity.key, entity.score / bestScore]));
   const entityName = new Map(entities.map((entity) => [entity.key, entity.name]));
 

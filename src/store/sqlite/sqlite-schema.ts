@@ -131,7 +131,10 @@ CREATE INDEX vectors_by_space ON vectors (space_key);
  * - `change_sequence` orders stale entities by their last change. It is a counter (the largest among stale entities plus
  *   one), not a clock, so a clock set back cannot reorder the backlog; the partial index holds stale entities only.
  * - Names merged by vector into another entity are kept in `entity_aliases`, so the next video that writes that name finds
- *   the entity by name, without a vector search. The alias's written name is kept for the entity's FTS row.
+ *   the entity by name, without a vector search. The alias's written name is kept for the entity's FTS row. An alias
+ *   lives as long as its entity, even when the video that brought it goes: the merge was decided once.
+ * - Merging by vector is an exact scan of the (space, type) range with sqlite-vec, so its cost grows with the entities
+ *   of that type: measured on a 2-core machine at about 3 µs per stored 384-d vector for each name no entity has yet.
  * - `entity_vectors` carries the entity's type, so the merge search scans one (space, type) range by index; a vector per
  *   space, so changing the embedder adds vectors instead of mixing dimensions.
  * - Relations are undirected: stored once per pair with `source_key < target_key`.

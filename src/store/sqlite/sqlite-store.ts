@@ -375,14 +375,18 @@ interface TouchedGraph {
   relationKeys: number[];
 }
 
-/** The knowledge graph's statements; lists of keys travel as one JSON array, read with json_each. */
+/**
+ * The knowledge graph's statements; lists of keys travel as one JSON array, read with json_each. Joins that check a
+ * video is ready are CROSS JOINs, which SQLite never reorders: left to itself, the planner would start from every ready
+ * video (the status index) and probe the sources of each, which grows with the library instead of with the answer.
+ */
 function prepareGraphStatements(db: Database.Database) {
   const entityColumns = `e.key, e.name_key, e.name, e.type, e.description, e.stale`;
   const readySources = (table: "entity_sources" | "relation_sources", owner: "entity_key" | "relation_key") =>
     `SELECT s.${owner} AS owner_key, v.id AS video_id, s.chunk_index, c.clip_start, c.clip_end, s.description,
         ${table === "relation_sources" ? "s.strength" : "0"} AS strength
-      FROM ${table} s JOIN videos v ON v.key = s.video_key
-      JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
+      FROM ${table} s CROSS JOIN videos v ON v.key = s.video_key
+      CROSS JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
       WHERE s.${owner} IN (SELECT value FROM json_each(?)) AND v.status = 'ready'
       ORDER BY s.${owner}, v.id, s.chunk_index`;
   return {
@@ -439,16 +443,18 @@ function prepareGraphStatements(db: Database.Database) {
         FROM (
           SELECT s.entity_key, v.id AS video_id, s.chunk_index,
             ROW_NUMBER() OVER (PARTITION BY s.entity_key, s.video_key ORDER BY s.chunk_index) AS turn
-          FROM entity_sources s JOIN videos v ON v.key = s.video_key
+          FROM entity_sources s CROSS JOIN videos v ON v.key = s.video_key
           WHERE s.entity_key IN (SELECT value FROM json_each(@entityKeys)) AND v.status = 'ready'
             AND (@videoIds IS NULL OR v.id IN (SELECT value FROM json_each(@videoIds)))
         )
       ) WHERE position <= @limit ORDER BY entity_key, position`),
     relationsAmong: db.prepare(`SELECT key, source_key, target_key FROM relations
       WHERE source_key IN (SELECT value FROM json_each(@keys)) AND target_key IN (SELECT value FROM json_each(@keys))`),
-    relationsOf: db.prepare(`SELECT r.key, r.source_key, r.target_key FROM relations r
-        JOIN relation_sources s ON s.relation_key = r.key JOIN videos v ON v.key = s.video_key
-      WHERE (r.source_key = @key OR r.target_key = @key) AND v.status = 'ready'
+    relationsOf: db.prepare(`SELECT r.key, r.source_key, r.target_key
+      FROM (SELECT key, source_key, target_key FROM relations WHERE source_key = @key
+        UNION ALL SELECT key, source_key, target_key FROM relations WHERE target_key = @key) r
+        CROSS JOIN relation_sources s ON s.relation_key = r.key CROSS JOIN videos v ON v.key = s.video_key
+      WHERE v.status = 'ready'
       GROUP BY r.key ORDER BY sum(s.strength) DESC, r.key LIMIT @limit`),
     graphStats: db.prepare(`SELECT
         (SELECT count(*) FROM chunks) AS chunks,
@@ -653,7 +659,9 @@ class SqliteStore implements Store {
       const descriptions = new Map<number, string[]>();
       for (const entity of extraction.entities) {
         const key = keyOf(entity.nameKey);
-        descriptions.set(key, [...(descriptions.get(key) ?? []), entity.description]);
+        const texts = descriptions.get(key);
+        if (texts) texts.push(entity.description);
+        else descriptions.set(key, [entity.description]);
       }
       for (const [key, texts] of descriptions) {
         this.statements.insertEntitySource.run(key, videoKey, extraction.chunkIndex, joinDescriptions(texts));
@@ -696,7 +704,9 @@ class SqliteStore implements Store {
     if (rows.length === 0) return [];
     const sources = new Map<number, GraphSource[]>();
     for (const row of this.statements.entitySources.all(JSON.stringify(rows.map((entity) => entity.key))) as SourceRow[]) {
-      sources.set(row.owner_key, [...(sources.get(row.owner_key) ?? []), toSource(row)]);
+      const own = sources.get(row.owner_key);
+      if (own) own.push(toSource(row));
+      else sources.set(row.owner_key, [toSource(row)]);
     }
     return rows.map((row) => ({
       key: row.key,
@@ -717,7 +727,9 @@ class SqliteStore implements Store {
     if (rows.length === 0) return [];
     const sources = new Map<number, SourceRow[]>();
     for (const row of this.statements.relationSources.all(JSON.stringify(rows.map((relation) => relation.key))) as SourceRow[]) {
-      sources.set(row.owner_key, [...(sources.get(row.owner_key) ?? []), row]);
+      const own = sources.get(row.owner_key);
+      if (own) own.push(row);
+      else sources.set(row.owner_key, [row]);
     }
     return rows.flatMap((row) => {
       const own = sources.get(row.key) ?? [];
@@ -1116,8 +1128,8 @@ class SqliteStore implements Store {
       if (limit === 0 || weights.size === 0) return [];
       const bm25 = `bm25(entity_fts, ${entityFieldWeights.name}, ${entityFieldWeights.description})`;
       const filter = query.videoIds
-        ? ` AND rowid IN (SELECT s.entity_key FROM entity_sources s JOIN videos v ON v.key = s.video_key
-            WHERE v.status = 'ready' AND v.id IN (SELECT value FROM json_each(?)))`
+        ? ` AND rowid IN (SELECT s.entity_key FROM json_each(?) j CROSS JOIN videos v ON v.id = j.value
+            CROSS JOIN entity_sources s ON s.video_key = v.key WHERE v.status = 'ready')`
         : "";
       const filterParameters = query.videoIds ? [JSON.stringify(query.videoIds)] : [];
       let matches: MatchRow[];
