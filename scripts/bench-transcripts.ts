@@ -6,13 +6,13 @@
 // --library reuses (or creates) a library folder, so a second run skips the unchanged transcripts; without it a temporary
 // library is made and removed. --variants also measures the retrieval variants the defaults were chosen from.
 
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { evalRetrieval, latencyPercentiles, loadQuestions, type EvalQuestion, type RankFunction } from "../src/eval/index.js";
-import { refreshEntityDescriptions } from "../src/graph/index.js";
+import { buildLiteVideoGraph, refreshEntityDescriptions } from "../src/graph/index.js";
 import { ingestTranscripts } from "../src/ingest/transcripts.js";
 import { analyzeQuery, rankVideos, retrievalModes, retrieve, searchMoments, tokenize, type LexicalSettings, type RetrieveOptions } from "../src/retrieval/index.js";
 import type { Store } from "../src/spec/index.js";
@@ -82,6 +82,48 @@ async function runVariants(store: Store, questions: EvalQuestion[], log: (line: 
 }
 
 /**
+ * What the lite graph costs: the extraction and its commit timed on a sample of the library's videos, per hour of
+ * video. The lite extractor makes no model call; with a language model each chunk costs two calls (extraction and
+ * gleaning), and each merged entity one more for its description.
+ */
+function measureGraphCost(store: Store, results: { videoId?: string; durationSeconds: number }[], log: (line: string) => void): Record<string, number> {
+  const sample = results.filter((result) => result.videoId).slice(0, 500);
+  let seconds = 0;
+  let chunks = 0;
+  for (const result of sample) {
+    const video = store.getVideo(result.videoId ?? "");
+    if (!video) continue;
+    const clips = store.getClips(Array.from({ length: video.clipCount }, (_, clipIndex) => ({ videoId: video.id, clipIndex })));
+    const started = performance.now();
+    chunks += buildLiteVideoGraph(clips).chunks.length;
+    seconds += (performance.now() - started) / 1000;
+  }
+  const hours = sample.reduce((sum, result) => sum + result.durationSeconds, 0) / 3600;
+  const cost = { sampleVideos: sample.length, sampleHours: Math.round(hours * 10) / 10, extractSecondsPerHour: Math.round((seconds / hours) * 1000) / 1000, chunksPerHour: Math.round(chunks / hours), modelCallsPerHourWithLlm: Math.round((2 * chunks) / hours) };
+  log(`graph cost: ${JSON.stringify(cost)}`);
+  return cost;
+}
+
+/** Commits one more video into the full library and reports what that touched: only its own chunks. */
+async function measureIncrementalInsert(store: Store, transcripts: string): Promise<Record<string, unknown>> {
+  const folder = mkdtempSync(join(tmpdir(), "videorag-one-more-"));
+  try {
+    const [first] = readdirSync(transcripts).filter((name) => name.endsWith(".txt")).sort();
+    copyFileSync(join(transcripts, first ?? ""), join(folder, "one-more-video.txt"));
+    const before = store.graphStats();
+    const started = performance.now();
+    const [result] = await ingestTranscripts(store, folder);
+    const seconds = (performance.now() - started) / 1000;
+    const after = store.graphStats();
+    const own = store.getChunks(Array.from({ length: 50 }, (_, chunkIndex) => ({ videoId: "one-more-video", chunkIndex }))).length;
+    store.removeVideo("one-more-video");
+    return { status: result?.status, commitMs: Math.round(seconds * 10000) / 10, chunksAdded: after.chunks - before.chunks, ownChunks: own, entitiesAdded: after.entities - before.entities, crossVideoEntitiesAdded: after.crossVideoEntities - before.crossVideoEntities };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/**
  * Recall and latency of each retrieval mode, ranking videos as a user's `eval retrieval --mode` does, plus the ablations
  * of hybrid without the graph and without the visual channel. Latency leaves out model time (there are no models here).
  */
@@ -90,6 +132,7 @@ async function runModes(store: Store, questions: EvalQuestion[], log: (line: str
     ...retrievalModes.map((mode) => ({ name: mode, options: { mode } })),
     { name: "hybrid without graph", options: { mode: "hybrid", without: ["graph"] } },
     { name: "hybrid without visual", options: { mode: "hybrid", without: ["visual"] } },
+    { name: "hybrid, graph weighted 1 (as an equal list)", options: { mode: "hybrid", graphWeight: 1 } },
   ];
   const rows: Record<string, unknown>[] = [];
   for (const { name, options } of variants) {
@@ -127,6 +170,9 @@ export async function benchTranscripts(options: BenchTranscriptsOptions = {}): P
       },
     });
     const ingestSeconds = (performance.now() - started) / 1000;
+    const graphCost = measureGraphCost(store, results, log);
+    const incremental = await measureIncrementalInsert(store, transcripts);
+    log(`one more video: ${JSON.stringify(incremental)}`);
     const describing = performance.now();
     await refreshEntityDescriptions(store);
     const describeSeconds = Math.round((performance.now() - describing) / 100) / 10;
@@ -153,6 +199,8 @@ export async function benchTranscripts(options: BenchTranscriptsOptions = {}): P
         clips: results.reduce((sum, result) => sum + result.clipCount, 0),
         seconds: Math.round(ingestSeconds * 10) / 10,
         graph: store.graphStats(),
+        graphCost,
+        incremental,
         describeSeconds,
       },
       retrieval: {

@@ -68,7 +68,8 @@ describe("answers from an OpenAI-compatible language model", { skip: needsShared
   });
 
   test("a server that keeps failing falls back to the extractive answer, with a warning", async () => {
-    server.script("server-error", "server-error", "server-error", "server-error");
+    // Every call fails: the query rewrites and the relevance filter first (each falls back to the lite way), then the answer.
+    server.script(...Array<"server-error">(60).fill("server-error"));
     const failing = liteConfig();
     failing.runtime.retries = 1;
     failing.models.llm = { provider: "openai", baseUrl: server.url, model: "other-model", apiKeyEnv: "VIDEORAG_TEST_KEY", acceptsImages: false };
@@ -78,6 +79,8 @@ describe("answers from an OpenAI-compatible language model", { skip: needsShared
       assert.match(answer.text, /\[friday\.mp4 0:03–0:04\]/);
       assert.match(answer.profile, /extractive/);
       assert.ok(answer.warnings.some((warning) => warning.type === "fallback" && /MODEL_FAILED/.test(warning.detail)), JSON.stringify(answer.warnings));
+      const features = new Set(answer.warnings.map((warning) => warning.feature));
+      for (const feature of ["entity keywords", "scene description", "answers"]) assert.ok(features.has(feature), `${feature}: ${JSON.stringify(answer.warnings)}`);
     } finally {
       other.close();
     }

@@ -69,14 +69,16 @@ describe("retrieval fuses BM25 with the dense and visual retrievers", { skip: ne
   test("every hit names the retrievers that found it; the subtitle match is found by bm25 and the vectors", async () => {
     const hits = await library.search("who is in a bad humor?", { limit: 5 });
     assert.equal(hits[0]?.title, "friday.mp4");
-    assert.deepEqual(new Set(hits[0]?.retriever.split("+")), new Set(["bm25", "dense", "visual"]));
-    for (const hit of hits) assert.match(hit.retriever, /^(bm25|dense|visual)(\+(bm25|dense|visual))*$/);
+    // Hybrid, the default mode: text (BM25, dense and the graph's entities "bad humor", "humor") and frames.
+    assert.deepEqual(new Set(hits[0]?.retriever.split("+")), new Set(["bm25", "dense", "graph", "visual"]));
+    for (const hit of hits) assert.match(hit.retriever, /^(bm25|dense|graph|visual)(\+(bm25|dense|graph|visual))*$/);
+    for (const hit of hits) assert.deepEqual(hit.provenance?.map((found) => found.retriever), hit.retriever.split("+"));
     assert.ok(hits.some((hit) => hit.title === "bottle-detection.mp4" && !hit.retriever.includes("bm25")), "vectors find clips BM25 cannot");
   });
 
   test("the answer names the retrievers it drew on", async () => {
     const answer = await library.ask("who is in a bad humor?");
-    assert.match(answer.profile, /bm25\+dense\+visual|bm25\+visual\+dense/);
+    assert.match(answer.profile, /hybrid mode: bm25\+dense\+graph\+visual \(dense: [^,]+, visual: [^)]+\)/);
     assert.match(answer.text, /\[friday\.mp4 0:03–0:04\]/);
   });
 });

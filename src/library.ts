@@ -234,6 +234,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       imageText: choice.imageText,
       alpha: config.retrieval.alpha,
       filter: config.retrieval.filter,
+      graphWeight: config.retrieval.graphWeight,
       ...(options.without ? { without: options.without } : {}),
       signal: options.signal,
     });

@@ -43,15 +43,27 @@ test("ingest, search --json and list --json speak the documented shapes", { skip
   const search = JSON.parse(cli(["search", "crown jewels", "--json", "--library", library]).stdout) as { hits: Record<string, unknown>[] };
   const hit = search.hits[0];
   assert.ok(hit);
-  assert.deepEqual(Object.keys(hit).sort(), ["endSecond", "path", "retriever", "score", "source", "startSecond", "text", "videoId"]);
+  assert.deepEqual(Object.keys(hit).sort(), ["endSecond", "path", "provenance", "retriever", "score", "source", "startSecond", "text", "videoId"]);
   assert.match(String(hit.text), /crown jewels/);
-  assert.equal(hit.retriever, "bm25");
+  // Hybrid by default: BM25 and the graph's "crown jewels" entity both find it.
+  assert.equal(hit.retriever, "bm25+graph");
+  assert.deepEqual((hit.provenance as { retriever: string; entities?: string[] }[]).map((found) => found.retriever), ["bm25", "graph"]);
   assert.ok(Number(hit.startSecond) >= 4 && Number(hit.startSecond) < 5);
   const list = JSON.parse(cli(["list", "--json", "--library", library]).stdout) as { videos: Record<string, unknown>[] };
   assert.equal(list.videos[0]?.title, "friday.mp4");
   assert.ok(Number(list.videos[0]?.durationSeconds) > 5);
   const ask = cli(["ask", "who is in a bad humor?", "--library", library]);
   assert.match(ask.stdout, /\[friday\.mp4 0:03–0:04\]/);
+  const explained = cli(["ask", "who is in a bad humor?", "--mode", "graph", "--explain", "--library", library]);
+  assert.equal(explained.status, 0, explained.stderr);
+  assert.match(explained.stdout, /found by graph \(rank 1, score [\d.]+, entities: [^)]*humor/);
+  assert.match(explained.stdout, /graph mode/);
+  const badMode = cli(["ask", "who?", "--mode", "sideways", "--library", library]);
+  assert.equal(badMode.status, 2);
+  assert.match(badMode.stderr, /ARGUMENT_INVALID.*--mode must be one of naive, graph, visual, hybrid, video/);
+  const entity = cli(["entity", "crown jewels", "--library", library]);
+  assert.equal(entity.status, 0, entity.stderr);
+  assert.match(entity.stdout, /crown jewels \(concept\)[\s\S]*sources \(1 videos\)[\s\S]*friday\.mp4 chunk 0/);
 });
 
 test("a killed ingest leaves no partial video and the next run resumes from the finished stages", { skip: needsShared }, async () => {

@@ -68,6 +68,8 @@ export const configSchema = z
         mode: z.enum(["naive", "graph", "visual", "hybrid", "video"]).default("hybrid"),
         /** Weight of text against visual evidence when whole videos are scored (`video` mode). */
         alpha: z.number().min(0).max(1).default(0.7),
+        /** The graph's weight against BM25 and dense text in hybrid fusion; a tie-breaker by default (measured with the lite graph). */
+        graphWeight: z.number().min(0).max(10).default(0.01),
         /** Ask the language model whether each hybrid candidate clip is relevant, and drop those it rejects. */
         filter: z.boolean().default(true),
         /** Frames a vision-language model sees when it re-describes a clip for the question. */

@@ -45,19 +45,31 @@ type VideoExtraction = VideoGraph["extractions"][number];
 export async function buildVideoGraph(
   clips: ClipDocument[],
   options: BuildVideoGraphOptions,
-): Promise<{ graph: VideoGraph; modelCalls: number }> {
+): Promise<{ graph: VideoGraph; modelCalls: number; liteChunks: number }> {
   const { model, embedder, signal } = options;
   const chunks = chunkClips(clips, { maxTokens: options.maxTokens });
   let modelCalls = 0;
+  let liteChunks = 0;
   let done = 0;
   const extractions = await mapInOrder(chunks, model?.capabilities.maxConcurrency ?? 1, signal, async (chunk) => {
     let read: { entities: ExtractedEntity[]; relations: ExtractedRelation[] };
+    const lite = (): { entities: ExtractedEntity[]; relations: ExtractedRelation[] } => extractLiteEntities(chunkBodyText(chunk.text));
     if (model) {
-      const { calls, ...extraction } = await extractEntitiesWithModel(model, chunk.text, { signal, glean: options.glean });
-      modelCalls += calls;
-      read = extraction;
+      try {
+        const { calls, ...extraction } = await extractEntitiesWithModel(model, chunk.text, { signal, glean: options.glean });
+        modelCalls += calls;
+        read = extraction;
+      } catch (error) {
+        // A model that cannot keep to the JSON shape (small local models) leaves this chunk to the lite extractor;
+        // a server that is down or refuses stops the stage, to be resumed.
+        if (!(VideoRagError.isInstance(error) && error.code === "MODEL_OUTPUT_INVALID")) throw error;
+        modelCalls += 2; // the call and its repair turn
+        liteChunks++;
+        read = lite();
+      }
     } else {
-      read = extractLiteEntities(chunkBodyText(chunk.text));
+      liteChunks++;
+      read = lite();
     }
     options.onProgress?.(++done, chunks.length);
     return keyExtraction(chunk.index, read);
@@ -70,7 +82,7 @@ export async function buildVideoGraph(
     graph.entityVectors = vectors;
     graph.entityVectorSpace = `entity:${embedder.id}`;
   }
-  return { graph, modelCalls };
+  return { graph, modelCalls, liteChunks };
 }
 
 /** The lite extractor's graph, synchronously: the transcript-corpus path, where waiting on promises is pure cost. */

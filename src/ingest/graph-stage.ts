@@ -24,10 +24,12 @@ type RunStage = <T>(stage: MediaStage, settings: unknown, work: () => Promise<T>
 interface SavedGraph extends Omit<VideoGraph, "entityVectors"> {
   entityVectors?: { nameKey: string; vector: string }[];
   modelCalls: number;
+  /** Chunks read by the lite extractor: all of them without a model, those whose model output was invalid with one. */
+  liteChunks: number;
 }
 
 /** A video's graph with the model calls it took (0 when resumed or lite). */
-export type StagedGraph = VideoGraph & { modelCalls: number };
+export type StagedGraph = VideoGraph & { modelCalls: number; liteChunks: number; modelExtractor: boolean };
 
 export async function runGraphStage(
   settings: GraphSettings,
@@ -45,7 +47,7 @@ export async function runGraphStage(
     clips: documents.map((document) => [document.transcript, document.screen, document.visual]),
   };
   const saved = await runStage<SavedGraph>("graph", key, async () => {
-    const { graph, modelCalls } = await buildVideoGraph(documents, {
+    const { graph, modelCalls, liteChunks } = await buildVideoGraph(documents, {
       model,
       embedder,
       glean: settings.glean,
@@ -57,12 +59,14 @@ export async function runGraphStage(
       ...graph,
       entityVectors: graph.entityVectors?.map((entry) => ({ nameKey: entry.nameKey, vector: encodeVector(entry.vector) })),
       modelCalls,
+      liteChunks,
     };
   });
   return {
     ...saved,
     entityVectors: saved.entityVectors?.map((entry) => ({ nameKey: entry.nameKey, vector: decodeVector(entry.vector) })),
     mergeDistance: settings.mergeDistance,
+    modelExtractor: model !== undefined,
   };
 }
 
@@ -71,5 +75,6 @@ export function graphNote(graph: StagedGraph): string {
   const entities = new Set(graph.extractions.flatMap((extraction) => extraction.entities.map((entity) => entity.nameKey))).size;
   const relations = graph.extractions.reduce((sum, extraction) => sum + extraction.relations.length, 0);
   const calls = graph.modelCalls > 0 ? `, ${graph.modelCalls} model calls` : "";
-  return `graph: ${graph.chunks.length} chunks, ${entities} entities, ${relations} relations by ${graph.extractor}${calls}`;
+  const fallback = graph.modelExtractor && graph.liteChunks > 0 ? `; ${graph.liteChunks} chunks by the lite extractor, the model's output was not valid JSON` : "";
+  return `graph: ${graph.chunks.length} chunks, ${entities} entities, ${relations} relations by ${graph.extractor}${calls}${fallback}`;
 }

@@ -4,6 +4,7 @@
 import { imageSpace } from "../ingest/vector-spaces.js";
 import type { ImageTextEncoder, Store, VideoHit } from "../spec/index.js";
 import { analyzeQuery } from "./query-analyzer.js";
+import { defaultLexicalSettings } from "./lexical-settings.js";
 import { rankVideos } from "./rank-videos.js";
 
 export interface VideoRetrievalOptions {
@@ -23,7 +24,7 @@ export interface ScoredVideo extends VideoHit {
   visualScore: number;
 }
 
-/** Videos ranked by text before fusion: more than returned, so visual evidence can lift one from below the cut. */
+/** Videos read for visual evidence by their detections and tags. */
 const textCandidates = 50;
 /** Frames read to score videos visually. */
 const visualFrames = 500;
@@ -61,7 +62,8 @@ function scaled(scores: Map<string, number>): Map<string, number> {
  * whole videos does, since every visual score is then zero.
  */
 export async function retrieveVideos(store: Store, question: string, options: VideoRetrievalOptions): Promise<ScoredVideo[]> {
-  const byText = rankVideos(store, question, { limit: Math.max(options.limit, textCandidates), ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
+  // The spine's ranking, with its own candidate pool (a larger pool re-scored by clip evidence ranks differently).
+  const byText = rankVideos(store, question, { limit: Math.min(options.limit, defaultLexicalSettings.candidateVideos), ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
   const text = scaled(new Map(byText.map((hit) => [hit.videoId, hit.score])));
   const visual = scaled(await visualEvidence(store, question, options));
   const hits = new Map(byText.map((hit) => [hit.videoId, hit]));
