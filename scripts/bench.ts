@@ -1,4 +1,4 @@
-// `npm run bench [media|transcripts|detect|visual]`: the project's speed and quality benchmarks, printed as JSON.
+// `npm run bench [media|transcripts|detect|visual|frames]`: the project's speed and quality benchmarks, printed as JSON.
 import { benchMedia } from "./bench-media.js";
 
 const which = process.argv[2] ?? "all";
@@ -15,5 +15,9 @@ if (which === "all" || which === "detect") {
 if (which === "all" || which === "visual") {
   const { benchVisual } = await import("./bench-visual.js");
   results.visual = await benchVisual(Number(process.env.BENCH_RUNS ?? 3));
+}
+if (which === "all" || which === "frames") {
+  const { benchFrames } = await import("./bench-frames.js");
+  results.frames = await benchFrames();
 }
 console.log(JSON.stringify(results, null, 2));
