@@ -56,11 +56,24 @@ describe("captions and answers from a vision-language model", { skip: needsShare
   });
 
   test("the vision model answers with the frames of the best clips ('video as context')", async () => {
-    const answer = await library.ask("where do the man and the woman talk?");
+    const answer = await library.ask("where do the man and the woman talk?", { mode: "naive" });
     assert.match(answer.text, /newspaper office \[friday\.mp4 0:0\d–0:0\d\]/);
     assert.match(answer.profile, /openai:test-vlm answer with frames/);
     const request = server.requests.findLast((item) => /where do the man/.test(textOf(item)));
     assert.ok(request);
     assert.ok(imagesOf(request).length > 0, "frames were given");
+  });
+
+  test("in hybrid mode the best moment is re-described for the question from frames chosen for it", async () => {
+    const before = server.requests.length;
+    const answer = await library.ask("where do the man and the woman talk?");
+    assert.match(answer.profile, /1 moments re-described from frames over hybrid mode/);
+    const request = server.requests.slice(before).find((item) => /describe a video clip from its frames/.test(textOf(item)));
+    assert.ok(request, "a re-description request was sent");
+    assert.match(textOf(request), /Keywords: /);
+    const images = imagesOf(request);
+    // The 6-second clip sampled densely, clustered, and the key frames kept: more than a caption's, at most 15.
+    assert.ok(images.length >= 2 && images.length <= 15, `${images.length} frames`);
+    assert.ok(images.every((url) => url.startsWith("data:image/jpeg;base64,/9j/")));
   });
 });

@@ -97,6 +97,9 @@ export interface Library {
   close(): void;
 }
 
+/** The order retrievers are named in a profile. */
+const retrieverOrder = ["video", "bm25", "dense", "graph", "visual"];
+
 /** Frames given per moment when a vision-language model answers; the best moments first until the model's limit. */
 const framesPerMoment = 4;
 /** Moments a vision-language model re-describes for the question in hybrid mode. */
@@ -310,7 +313,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       const limit = askOptions.limit ?? 8;
       const found = await retrieval(question, { mode: askOptions.mode, limit: limit * 2, signal: askOptions.signal });
       const moments = retrievalHits(store, question, found, limit);
-      const used = new Set(moments.flatMap((moment) => moment.retriever.split("+")));
+      const used = new Set(retrieverOrder.filter((retriever) => moments.some((moment) => moment.retriever.split("+").includes(retriever))));
       const models = [used.has("dense") && textEmbedder ? `dense: ${textEmbedder.id}` : "", used.has("visual") && imageText ? `visual: ${imageText.id}` : ""].filter(Boolean);
       const retrievers = `${found.mode} mode: ${[...used].join("+") || "nothing found"}${models.length > 0 ? ` (${models.join(", ")})` : ""}`;
       const answered = { mode: found.mode, moments };

@@ -117,6 +117,11 @@ describe("with a model server", { skip: needsShared }, () => {
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /^Walter is in a bad humor \[friday\.mp4 0:03–0:04\]\.\n/);
     assert.match(result.stdout, /Sources:\n\s+1\. \[friday\.mp4 0:03–0:04\]/);
-    assert.match(result.stdout, /\(openai:test-model answer over bm25 retrieval; \d+ ms\)/);
+    assert.match(result.stdout, /\(openai:test-model answer over hybrid mode: bm25\+graph retrieval; \d+ ms\)/);
+    // This server answers every request in prose, so the JSON rewrites fall back to the question's words, visibly.
+    assert.match(result.stdout, /warning: openai:test-model failed \(MODEL_OUTPUT_INVALID\); the question's own words were used/);
+    const naive = await cli(["ask", "who is in a bad humor?", "--mode", "naive", "--library", library], { cwd });
+    assert.match(naive.stdout, /\(openai:test-model answer over naive mode: bm25 retrieval; \d+ ms\)/);
+    assert.doesNotMatch(naive.stdout, /warning/);
   });
 });
