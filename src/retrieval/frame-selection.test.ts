@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { frameFeatures } from "../media/index.js";
-import type { RgbImage } from "../spec/index.js";
+import { VideoRagError, type RgbImage } from "../spec/index.js";
 import { kMeansPlusPlus, selectFramesForQuery, selectKeyFrames, uniformFrames } from "./frame-selection.js";
 
 /** A 64×48 frame: a solid colour, a horizontal gradient or a checkerboard. */
@@ -59,4 +59,27 @@ test("for a question, the key frames closest to the query vector are chosen; wit
   const [largest] = selectFramesForQuery(frames, 1, undefined, { candidates: 3 });
   assert.equal(largest?.scene, "red");
   assert.equal(selectFramesForQuery(frames, 40, checkerQuery).length, frames.length, "all frames when fewer than asked");
+});
+
+test("every assignment names the nearest returned centroid, also when the iterations run out", () => {
+  // Overlapping clouds take more than one Lloyd step to settle, so one iteration stops early.
+  let state = 12345;
+  const noise = (): number => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 4;
+  const points = Array.from({ length: 200 }, (_, index) => Float32Array.from([noise() + (index % 3), noise() - (index % 5)]));
+  for (const maxIterations of [1, 25]) {
+    const { centroids, assignments } = kMeansPlusPlus(points, 6, { seed: 3, maxIterations });
+    assert.equal(centroids.length, 6);
+    points.forEach((point, index) => {
+      const distances = centroids.map((centroid) => (centroid[0]! - point[0]!) ** 2 + (centroid[1]! - point[1]!) ** 2);
+      assert.equal(distances[assignments[index] ?? -1], Math.min(...distances), `point ${index} after ${maxIterations} iterations`);
+    });
+  }
+});
+
+test("vectors of mixed dimensions and counts that are not whole numbers are refused", () => {
+  const invalid = (error: unknown): boolean => error instanceof VideoRagError && error.code === "ARGUMENT_INVALID";
+  assert.throws(() => kMeansPlusPlus([Float32Array.from([1, 2]), Float32Array.from([1, 2, 3])], 2), invalid);
+  assert.throws(() => selectKeyFrames(unevenVideo(), -1), invalid);
+  assert.throws(() => uniformFrames(unevenVideo(), 2.5), invalid);
+  assert.deepEqual(uniformFrames(unevenVideo(), 0), []);
 });

@@ -3,6 +3,8 @@
 // (image-text vectors, or colour and edge histograms) are clustered with k-means++, the frame nearest each centroid is
 // kept, and for a question the key frames that best match it are chosen.
 
+import { VideoRagError } from "../spec/index.js";
+
 /** A frame with its time and feature vector. */
 export interface FeatureFrame {
   timeSecond: number;
@@ -41,17 +43,23 @@ function nearest(vector: Float32Array, centroids: Float32Array[]): { index: numb
 
 /**
  * k-means with k-means++ seeding (each next seed drawn with probability proportional to its squared distance from the
- * seeds so far), then Lloyd iterations until no assignment changes. k is clamped to the number of distinct vectors; an
- * emptied cluster is re-seeded with the point farthest from its centroid.
+ * seeds so far), then Lloyd iterations until no assignment changes or `maxIterations` (default 25) have run. k is
+ * clamped to the number of distinct vectors; an emptied cluster is re-seeded with the point farthest from its centroid.
+ * Each returned assignment is the nearest returned centroid. The same vectors and seed (default 1) give the same result.
  */
 export function kMeansPlusPlus(
   vectors: Float32Array[],
   k: number,
   options: { seed?: number; maxIterations?: number } = {},
 ): { centroids: Float32Array[]; assignments: number[] } {
+  checkCount("k", k);
+  const dimensions = vectors[0]?.length ?? 0;
+  const odd = vectors.findIndex((vector) => vector.length !== dimensions);
+  if (odd !== -1) {
+    throw new VideoRagError("ARGUMENT_INVALID", `k-means needs vectors of one dimension: vector ${odd} has ${vectors[odd]?.length}, not ${dimensions}`);
+  }
   const next = random(options.seed ?? 1);
-  const distinct = new Set(vectors.map((vector) => vector.join(","))).size;
-  const count = Math.max(0, Math.min(Math.floor(k), distinct));
+  const count = Math.min(k, countDistinct(vectors));
   if (count === 0) return { centroids: [], assignments: vectors.map(() => 0) };
   const centroids: Float32Array[] = [Float32Array.from(vectors[Math.floor(next() * vectors.length)] ?? [])];
   const distances = vectors.map((vector) => squaredDistance(vector, centroids[0] ?? vector));
@@ -64,14 +72,9 @@ export function kMeansPlusPlus(
     centroids.push(seed);
     vectors.forEach((vector, index) => (distances[index] = Math.min(distances[index] ?? Infinity, squaredDistance(vector, seed))));
   }
-  let assignments = vectors.map(() => -1);
+  let assignments = vectors.map((vector) => nearest(vector, centroids).index);
   for (let iteration = 0; iteration < (options.maxIterations ?? 25); iteration++) {
-    const next = vectors.map((vector) => nearest(vector, centroids).index);
-    const changed = next.some((cluster, index) => cluster !== assignments[index]);
-    assignments = next;
-    if (!changed) break;
-    const dimensions = vectors[0]?.length ?? 0;
-    const sums = centroids.map(() => new Float32Array(dimensions));
+    const sums = centroids.map(() => new Float64Array(dimensions));
     const sizes = centroids.map(() => 0);
     vectors.forEach((vector, index) => {
       const cluster = assignments[index] ?? 0;
@@ -79,23 +82,39 @@ export function kMeansPlusPlus(
       const sum = sums[cluster];
       if (sum) for (let d = 0; d < dimensions; d++) sum[d] = (sum[d] ?? 0) + (vector[d] ?? 0);
     });
+    const reseeded = new Set<number>();
     centroids.forEach((_, cluster) => {
       const size = sizes[cluster] ?? 0;
       if (size > 0) {
-        centroids[cluster] = (sums[cluster] ?? new Float32Array(dimensions)).map((value) => value / size);
+        centroids[cluster] = Float32Array.from(sums[cluster] ?? [], (value) => value / size);
         return;
       }
-      // An empty cluster takes the point worst served by its own centroid.
-      let farthest = 0;
+      // An empty cluster takes the point worst served by its own centroid; two emptied at once take different points.
+      let farthest = -1;
       let worst = -1;
       vectors.forEach((vector, index) => {
+        if (reseeded.has(index)) return;
         const distance = squaredDistance(vector, centroids[assignments[index] ?? 0] ?? vector);
         if (distance > worst) [worst, farthest] = [distance, index];
       });
+      reseeded.add(farthest);
       centroids[cluster] = Float32Array.from(vectors[farthest] ?? []);
     });
+    const moved = vectors.map((vector) => nearest(vector, centroids).index);
+    const changed = moved.some((cluster, index) => cluster !== assignments[index]);
+    assignments = moved;
+    if (!changed) break;
   }
   return { centroids, assignments };
+}
+
+/** How many different vectors there are, comparing their bytes. */
+function countDistinct(vectors: Float32Array[]): number {
+  return new Set(vectors.map((vector) => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64"))).size;
+}
+
+function checkCount(name: string, count: number): void {
+  if (!(Number.isInteger(count) && count >= 0)) throw new VideoRagError("ARGUMENT_INVALID", `${name} must be a whole number >= 0, not ${count}`);
 }
 
 /** One frame per cluster (the nearest its centroid), with the cluster's size; by time. */
@@ -113,6 +132,7 @@ function keyFrames<T extends FeatureFrame>(frames: T[], count: number, seed?: nu
 
 /** The frame nearest each of `count` k-means++ centroids, in time order; all frames when there are no more than `count`. */
 export function selectKeyFrames<T extends FeatureFrame>(frames: T[], count: number, options: { seed?: number } = {}): T[] {
+  checkCount("count", count);
   if (frames.length <= count) return [...frames].sort((a, b) => a.timeSecond - b.timeSecond);
   return keyFrames(frames, count, options.seed).map((entry) => entry.frame);
 }
@@ -139,6 +159,7 @@ export function selectFramesForQuery<T extends FeatureFrame>(
   queryVector: Float32Array | undefined,
   options: { candidates?: number; seed?: number } = {},
 ): T[] {
+  checkCount("count", count);
   if (frames.length <= count) return [...frames].sort((a, b) => a.timeSecond - b.timeSecond);
   const keys = keyFrames(frames, Math.max(count, options.candidates ?? count * 2), options.seed);
   const comparable = queryVector !== undefined && queryVector.length === frames[0]?.vector.length;
@@ -154,6 +175,7 @@ export function selectFramesForQuery<T extends FeatureFrame>(
 
 /** `count` frames evenly spaced through the list, for comparison. */
 export function uniformFrames<T>(frames: T[], count: number): T[] {
+  checkCount("count", count);
   if (frames.length <= count) return [...frames];
   return Array.from({ length: count }, (_, index) => frames[Math.floor(((index + 0.5) * frames.length) / count)] as T);
 }
