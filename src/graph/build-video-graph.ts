@@ -2,7 +2,9 @@
 // the lite extractor), every entity keyed by its normalised name, and optionally name vectors for merging by meaning.
 // Storage and the merge across videos happen in the store.
 
+import { mapConcurrent } from "../providers/runtime/index.js";
 import { VideoRagError } from "../spec/index.js";
+import { englishStopwords } from "../text/index.js";
 import type {
   Chunk,
   ClipDocument,
@@ -16,7 +18,6 @@ import type {
 } from "../spec/index.js";
 import { chunkBodyText, chunkClips } from "./chunk-clips.js";
 import { liteEntityDescription } from "./describe-entity.js";
-import { englishStopwords } from "../text/index.js";
 import { entityNameKey } from "./entity-name-key.js";
 import { extractLiteEntities, liteExtractorId } from "./lite-entities.js";
 import { extractEntitiesWithModel } from "./model-entities.js";
@@ -51,7 +52,8 @@ export async function buildVideoGraph(
   let modelCalls = 0;
   let liteChunks = 0;
   let done = 0;
-  const extractions = await mapInOrder(chunks, model?.capabilities.maxConcurrency ?? 1, signal, async (chunk) => {
+  const extractions = await mapConcurrent(chunks, model?.capabilities.maxConcurrency ?? 1, async (chunk) => {
+    throwIfAborted(signal);
     let read: { entities: ExtractedEntity[]; relations: ExtractedRelation[] };
     const lite = (): { entities: ExtractedEntity[]; relations: ExtractedRelation[] } => extractLiteEntities(chunkBodyText(chunk.text));
     if (model) {
@@ -164,26 +166,6 @@ async function embedEntityNames(
     });
   }
   return { vectors, calls };
-}
-
-/** `work` over `items` with at most `limit` in flight, results in item order; stops starting work once aborted. */
-async function mapInOrder<T, R>(
-  items: readonly T[],
-  limit: number,
-  signal: AbortSignal | undefined,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      throwIfAborted(signal);
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {

@@ -31,7 +31,7 @@ import type {
 } from "../spec/index.js";
 import { buildClipDocuments, type ClipSpan } from "./clip-documents.js";
 import { hashFile, videoIdFromHash } from "./content-id.js";
-import { mapConcurrent } from "./map-concurrent.js";
+import { mapConcurrent } from "../providers/runtime/index.js";
 import { mergeScreenText, type FrameText } from "./screen-text.js";
 import type { IngestEvent, IngestResult, MediaStage } from "./types.js";
 import { decodeVector, encodeVector, extractVisual, hasVisualModels, type VisualModels, type VisualStage } from "./visual-stage.js";

@@ -17,3 +17,4 @@ export {
   type ModelRuntimeOptions,
   type RuntimeEvent,
 } from "./model-runtime.js";
+export { mapConcurrent } from "./map-concurrent.js";
