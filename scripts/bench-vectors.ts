@@ -9,6 +9,7 @@ import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import type { VectorRecord, VideoContent } from "../src/spec/index.js";
 import { openSqliteStore } from "../src/store/index.js";
+import { seededRandom } from "./seeded-random.js";
 
 const argument = (name: string, fallback: number): number => {
   const index = process.argv.indexOf(name);
@@ -21,17 +22,9 @@ const queryCount = 20;
 const limit = 20;
 const space = "text:bench";
 
-/** A seeded generator, so runs (and the vec0 comparison) see the same vectors. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 4294967296 - 0.5;
-  };
-}
 
 function randomVectors(count: number, seed: number): Float32Array[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   return Array.from({ length: count }, () => Float32Array.from({ length: dimensions }, next));
 }
 

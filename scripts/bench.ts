@@ -1,4 +1,4 @@
-// `npm run bench [media|transcripts|detect|visual|frames]`: the project's speed and quality benchmarks, printed as JSON.
+// `npm run bench [media|transcripts|detect|visual|entities|frames]`: the project's speed and quality benchmarks, printed as JSON.
 import { benchMedia } from "./bench-media.js";
 
 const which = process.argv[2] ?? "all";
@@ -15,6 +15,10 @@ if (which === "all" || which === "detect") {
 if (which === "all" || which === "visual") {
   const { benchVisual } = await import("./bench-visual.js");
   results.visual = await benchVisual(Number(process.env.BENCH_RUNS ?? 3));
+}
+if (which === "all" || which === "entities") {
+  const { benchEntities } = await import("./bench-entities.js");
+  results.entities = await benchEntities();
 }
 if (which === "all" || which === "frames") {
   const { benchFrames } = await import("./bench-frames.js");

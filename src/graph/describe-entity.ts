@@ -7,6 +7,11 @@ import type { LanguageModel } from "../spec/index.js";
 const liteDescriptionChars = 400;
 /** Most description text one synthesis prompt quotes; the earliest sources first. */
 const synthesisInputChars = 6000;
+/**
+ * Source descriptions read at most, the earliest first. Deduplication compares each with every one kept, and an entity
+ * such as "water" has thousands of sources; the first ones already fill a lite description or a synthesis prompt.
+ */
+const maxDescriptionsRead = 64;
 /** Word overlap (Jaccard) at which two descriptions say the same thing. */
 const nearDuplicateOverlap = 0.8;
 
@@ -89,10 +94,13 @@ function cleanReply(text: string): string {
     .trim();
 }
 
-/** Trimmed, non-empty descriptions in order, each unlike the ones before (a longer restatement replaces its original). */
+/**
+ * Trimmed, non-empty descriptions in order, each unlike the ones before (a longer restatement replaces its original),
+ * from the first `maxDescriptionsRead` given.
+ */
 function distinctDescriptions(descriptions: string[]): string[] {
   const kept: { text: string; words: Set<string> }[] = [];
-  for (const raw of descriptions) {
+  for (const raw of descriptions.slice(0, maxDescriptionsRead)) {
     const text = raw.replace(/\s+/g, " ").trim();
     if (text === "") continue;
     const words = new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);

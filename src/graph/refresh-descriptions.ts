@@ -2,7 +2,7 @@
 // entities whose sources changed are re-described, by the language model when one is configured (the graph VideoRAG
 // design's synthesised description) or by joining the distinct source descriptions.
 
-import type { LanguageModel, Store } from "../spec/index.js";
+import type { EntityDescriptionUpdate, LanguageModel, Store } from "../spec/index.js";
 import { liteEntityDescription, synthesizeEntityDescription } from "./describe-entity.js";
 
 export interface RefreshDescriptionsOptions {
@@ -13,11 +13,24 @@ export interface RefreshDescriptionsOptions {
   onProgress?: (done: number) => void;
 }
 
-/** Re-describes every stale entity; returns how many were described and how many model calls that took. */
+/** Lite descriptions written per transaction; with a model, each is written as soon as it is synthesised. */
+const liteWriteBatch = 500;
+
+/**
+ * Re-describes every stale entity; returns how many were described and how many model calls that took. A description
+ * is written only if the entity's sources did not change while it was being written (an ingest running alongside);
+ * such an entity stays stale and is described again from its new sources in a later round.
+ */
 export async function refreshEntityDescriptions(store: Store, options: RefreshDescriptionsOptions = {}): Promise<{ described: number; modelCalls: number }> {
   const batchSize = options.batchSize ?? 500;
+  const writeBatch = options.model ? 1 : liteWriteBatch;
   let described = 0;
   let modelCalls = 0;
+  let pending: EntityDescriptionUpdate[] = [];
+  const write = (): void => {
+    if (pending.length > 0) described += store.setEntityDescriptions(pending);
+    pending = [];
+  };
   for (;;) {
     options.signal?.throwIfAborted();
     const stale = store.staleEntities(batchSize);
@@ -30,9 +43,10 @@ export async function refreshEntityDescriptions(store: Store, options: RefreshDe
         description = await synthesizeEntityDescription(options.model, { name: entity.name, type: entity.type }, descriptions, { signal: options.signal });
         modelCalls++;
       }
-      store.setEntityDescription(entity.key, description);
-      described++;
+      pending.push({ key: entity.key, description, changeSequence: entity.changeSequence });
+      if (pending.length >= writeBatch) write();
     }
+    write();
     options.onProgress?.(described);
   }
   return { described, modelCalls };

@@ -95,7 +95,17 @@ export interface GraphEntity {
   description: string;
   /** True when its sources changed since the description was synthesised. */
   descriptionStale: boolean;
+  /** Grows with every change of its sources: hand it back with a description written from these sources. */
+  changeSequence: number;
   sources: GraphSource[];
+}
+
+/** A description written for an entity from its sources as of `changeSequence`. */
+export interface EntityDescriptionUpdate {
+  key: number;
+  description: string;
+  /** The entity's `changeSequence` when its sources were read; the update is refused if they changed since. */
+  changeSequence?: number;
 }
 
 /** An entity found for a query. */

@@ -1,6 +1,6 @@
 // The Store seam: what ingest writes and retrieval reads. SQLite is the default implementation.
 
-import type { Chunk, EntityMatch, GraphEntity, GraphRelation, GraphStats, VideoGraph } from "./graph.js";
+import type { Chunk, EntityDescriptionUpdate, EntityMatch, GraphEntity, GraphRelation, GraphStats, VideoGraph } from "./graph.js";
 import type { Clip, Frame, Segment, SegmentSource, Video } from "./model.js";
 
 /** Everything a video contributes, written in one transaction when all its stages are done. */
@@ -162,8 +162,12 @@ export interface Store {
   getChunks(keys: { videoId: string; chunkIndex: number }[]): Chunk[];
   /** Entities whose sources changed since their description was last set, oldest change first. */
   staleEntities(limit: number): GraphEntity[];
-  /** Sets an entity's synthesised description and clears its stale mark; false when the entity no longer exists. */
-  setEntityDescription(key: number, description: string): boolean;
+  /**
+   * Sets synthesised descriptions and clears their stale marks, in one transaction; returns how many were set. An
+   * update is skipped when its entity no longer exists, or when its sources changed after `changeSequence` (it stays
+   * stale, to be described again from the new sources).
+   */
+  setEntityDescriptions(updates: EntityDescriptionUpdate[]): number;
   graphStats(): GraphStats;
 
   close(): void;

@@ -471,8 +471,9 @@ export function runStoreConformance(name: string, open: OpenStore): void {
       store.commitVideo(withGraph(sampleVideo("a", ["popeye the sailor man"]), [{ entities: [["popeye", "Person", "a sailor"]] }]));
       const popeye = store.getEntity("popeye");
       assert.ok(popeye);
-      assert.deepEqual({ ...popeye, key: 0 }, {
+      assert.deepEqual({ ...popeye, key: 0, changeSequence: 0 }, {
         key: 0,
+        changeSequence: 0,
         nameKey: "popeye",
         name: "Popeye",
         type: "person",
@@ -513,7 +514,7 @@ export function runStoreConformance(name: string, open: OpenStore): void {
       store.commitVideo(withGraph(sampleVideo("b", ["popeye again"]), [{ entities: [["Popeye", "person", "sails"]] }]));
       const popeye = store.getEntity("popeye");
       assert.ok(popeye);
-      assert.equal(store.setEntityDescription(popeye.key, "A sailor who sails."), true);
+      assert.equal(store.setEntityDescriptions([{ key: popeye.key, description: "A sailor who sails." }]), 1);
       assert.equal(store.getEntity("popeye")?.descriptionStale, false);
 
       assert.equal(store.removeVideo("a"), true);
@@ -539,7 +540,7 @@ export function runStoreConformance(name: string, open: OpenStore): void {
       assert.equal(store.getEntity(popeye.key), undefined);
       assert.deepEqual(store.searchEntities(query("popeye sailor")), []);
       assert.deepEqual(store.staleEntities(10), []);
-      assert.equal(store.setEntityDescription(popeye.key, "too late"), false);
+      assert.equal(store.setEntityDescriptions([{ key: popeye.key, description: "too late" }]), 0);
       assert.deepEqual(store.graphStats(), { chunks: 0, entities: 0, relations: 0, crossVideoEntities: 0 });
     });
 
@@ -598,7 +599,7 @@ export function runStoreConformance(name: string, open: OpenStore): void {
       store.commitVideo(first);
       const popeye = store.getEntity("popeye");
       assert.ok(popeye);
-      store.setEntityDescription(popeye.key, "A sailor.");
+      store.setEntityDescriptions([{ key: popeye.key, description: "A sailor." }]);
       store.commitVideo(first);
       const again = store.getEntity("popeye");
       assert.equal(again?.key, popeye.key);
@@ -686,7 +687,7 @@ export function runStoreConformance(name: string, open: OpenStore): void {
       assert.deepEqual({ ...olive, score: 0 }, { key: key("olive oyl"), name: "Olive Oyl", type: "person", description: "", score: 0 });
       assert.ok((olive?.score ?? 0) > 0, "higher is better, so a match scores above zero");
       const spinachDescription = "A leafy green vegetable Popeye eats for strength.";
-      store.setEntityDescription(key("spinach"), spinachDescription);
+      store.setEntityDescriptions([{ key: key("spinach"), description: spinachDescription }]);
       const [vegetable, ...rest] = store.searchEntities(query("vegetables"));
       assert.deepEqual([vegetable?.name, vegetable?.description, rest], ["spinach", spinachDescription, []]);
       const names = (found: { name: string }[]) => found.map((match) => match.name);
@@ -728,11 +729,36 @@ export function runStoreConformance(name: string, open: OpenStore): void {
       assert.deepEqual(stale(), ["Popeye", "Olive Oyl"]);
       assert.deepEqual(store.staleEntities(1)[0]?.sources.map((source) => source.videoId), ["a"]);
       const popeye = store.getEntity("popeye")?.key ?? -1;
-      assert.equal(store.setEntityDescription(popeye, "A sailor."), true);
+      assert.equal(store.setEntityDescriptions([{ key: popeye, description: "A sailor." }]), 1);
       assert.deepEqual(stale(), ["Olive Oyl"]);
       store.commitVideo(withGraph(sampleVideo("c", ["three"]), [{ entities: [["Popeye", "person", ""]] }]));
       assert.deepEqual(stale(), ["Olive Oyl", "Popeye"], "Popeye changed last");
-      assert.equal(store.setEntityDescription(popeye + 1000, "nobody"), false);
+      assert.equal(store.setEntityDescriptions([{ key: popeye + 1000, description: "nobody" }]), 0);
+    });
+
+    withStore("a description written from sources that changed meanwhile is refused, and the entity stays stale", (store) => {
+      store.commitVideo(withGraph(sampleVideo("a", ["one"]), [{ entities: [["Popeye", "person", "a sailor"]] }]));
+      store.commitVideo(withGraph(sampleVideo("b", ["two"]), [{ entities: [["Olive Oyl", "person", "his sweetheart"]] }]));
+      const [popeye, olive] = store.staleEntities(10);
+      assert.ok(popeye && olive);
+      // Another process adds a source to Popeye while this one is describing both.
+      store.commitVideo(withGraph(sampleVideo("c", ["three"]), [{ entities: [["Popeye", "person", "eats spinach"]] }]));
+      const written = store.setEntityDescriptions([
+        { key: popeye.key, description: "A sailor.", changeSequence: popeye.changeSequence },
+        { key: olive.key, description: "His sweetheart.", changeSequence: olive.changeSequence },
+      ]);
+      assert.equal(written, 1, "only Olive's sources are as they were read");
+      assert.deepEqual(
+        store.staleEntities(10).map((entity) => [entity.name, entity.description, entity.sources.length]),
+        [["Popeye", "", 2]],
+      );
+      assert.equal(store.getEntity("olive oyl")?.description, "His sweetheart.");
+      // Described again from both sources, it is accepted.
+      const again = store.getEntity("popeye");
+      assert.ok(again && again.changeSequence > popeye.changeSequence, "the change sequence grows with each change");
+      assert.equal(store.setEntityDescriptions([{ key: again.key, description: "A sailor who eats spinach.", changeSequence: again.changeSequence }]), 1);
+      assert.deepEqual(store.staleEntities(10), []);
+      assert.throws(() => store.setEntityDescriptions([{ key: again.key, description: 7 as unknown as string }]), invalidArgument(/description/));
     });
 
     withStore("a graph that contradicts itself or the video is ARGUMENT_INVALID, and the commit writes nothing", (store) => {

@@ -2,6 +2,7 @@
 
 import type Database from "better-sqlite3";
 import { VideoRagError } from "../../spec/index.js";
+import { bytesVector, vectorBuckets } from "./vector-buckets.js";
 
 /**
  * Both FTS5 tables are contentless with `contentless_delete=1`: the text already lives in `clips`, so storing it a second
@@ -218,8 +219,35 @@ CREATE VIRTUAL TABLE entity_fts USING fts5 (
 );
 `;
 
+/**
+ * Version 4:
+ * - entities' change sequence only grows (the next one is the largest so far plus one, found through this index), so a
+ *   description written from sources read at one change can be refused once they changed again;
+ * - each entity vector is filed in locality-sensitive buckets (see vector-buckets.ts), so merging a new name by meaning
+ *   reads the vectors sharing a bucket with it instead of every vector of its type. Vectors already stored are filed.
+ */
+function schemaV4(db: Database.Database): void {
+  db.exec(`
+CREATE INDEX entities_by_change ON entities (change_sequence);
+
+CREATE TABLE entity_vector_buckets (
+  space TEXT NOT NULL,
+  type TEXT NOT NULL,
+  bucket INTEGER NOT NULL,
+  entity_key INTEGER NOT NULL REFERENCES entities (key) ON DELETE CASCADE,
+  PRIMARY KEY (space, type, bucket, entity_key)
+) WITHOUT ROWID;
+CREATE INDEX entity_vector_buckets_by_entity ON entity_vector_buckets (entity_key);
+`);
+  const file = db.prepare(`INSERT OR IGNORE INTO entity_vector_buckets (space, type, bucket, entity_key) VALUES (?, ?, ?, ?)`);
+  const stored = db.prepare(`SELECT entity_key, space, type, vector FROM entity_vectors`).raw().all() as [number, string, string, Buffer][];
+  for (const [entityKey, space, type, bytes] of stored) {
+    for (const bucket of vectorBuckets(bytesVector(bytes))) file.run(space, type, bucket, entityKey);
+  }
+}
+
 /** Migrations by the version they lead to; index 0 creates version 1. */
-const migrations: string[] = [schemaV1, schemaV2, schemaV3];
+const migrations: (string | ((db: Database.Database) => void))[] = [schemaV1, schemaV2, schemaV3, schemaV4];
 
 export const schemaVersion = migrations.length;
 
@@ -237,7 +265,11 @@ export function migrate(db: Database.Database, path: string): void {
   db.transaction(() => {
     // Re-read inside the lock: another process may have migrated while this one waited.
     const locked = db.pragma("user_version", { simple: true }) as number;
-    for (let version = locked; version < schemaVersion; version++) db.exec(migrations[version] ?? "");
+    for (let version = locked; version < schemaVersion; version++) {
+      const migration = migrations[version] ?? "";
+      if (typeof migration === "string") db.exec(migration);
+      else migration(db);
+    }
     db.pragma(`user_version = ${schemaVersion}`);
   }).immediate();
 }

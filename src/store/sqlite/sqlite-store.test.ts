@@ -172,6 +172,73 @@ test("without sqlite-vec, entity vectors are kept and names merge by name only; 
   withVectors.close();
 });
 
+/** Unit vectors near one another: each of `count` random directions, and a copy turned slightly off it. */
+function nearPairs(count: number, dimensions: number, offDistance: number): { names: Float32Array[]; near: Float32Array[] } {
+  let state = 7;
+  const next = (): number => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 4294967296 - 0.5;
+  };
+  const unit = (values: Float32Array): Float32Array => {
+    const norm = Math.hypot(...values);
+    return values.map((value) => value / norm);
+  };
+  const names = Array.from({ length: count }, () => unit(Float32Array.from({ length: dimensions }, next)));
+  const near = names.map((name) => {
+    const noise = unit(Float32Array.from({ length: dimensions }, next));
+    // cos(angle) = 1 − offDistance between the name and its near copy.
+    const angle = Math.acos(1 - offDistance);
+    return unit(name.map((value, index) => Math.cos(angle) * value + Math.sin(angle) * (noise[index] as number)));
+  });
+  return { names, near };
+}
+
+const namedGraph = (id: string, names: string[], vectors: Float32Array[]) =>
+  withGraph(sampleVideo(id, [`${id} words`]), [{ entities: names.map((name): [string, string, string] => [name, "person", ""]) }], {
+    entityVectors: names.map((name, index) => ({ nameKey: name, vector: vectors[index] as Float32Array })),
+    entityVectorSpace: "entity:m",
+  });
+
+test("past the exact-scan limit, a name merges with its near entity through the vector buckets", () => {
+  const store = openSqliteStore(freshPath(), { exactMergeScanLimit: 0 });
+  try {
+    const { names, near } = nearPairs(200, 64, 0.03);
+    const originals = names.map((_, index) => `person${index}`);
+    store.commitVideo(namedGraph("a", originals, names));
+    const renamed = near.map((_, index) => `someone${index}`);
+    store.commitVideo(namedGraph("b", renamed, near));
+    const merged = renamed.filter((name, index) => store.getEntity(name)?.key === store.getEntity(originals[index] as string)?.key);
+    assert.ok(merged.length >= 196, `${merged.length} of 200 near names merged`);
+    assert.equal(store.graphStats().entities, 200 + 200 - merged.length, "no name merged with the wrong entity");
+    // A direction far from every stored one stays its own entity.
+    store.commitVideo(namedGraph("c", ["stranger"], [nearPairs(1, 64, 0.03).near[0]?.map((value, index) => (index % 2 ? value : -value)) as Float32Array]));
+    assert.equal(store.getEntity("stranger")?.sources.length, 1);
+    assert.notEqual(store.getEntity("stranger")?.key, undefined);
+  } finally {
+    store.close();
+  }
+});
+
+test("a library written with schema 3 files its entity vectors into buckets when it opens", () => {
+  const path = freshPath();
+  const { names, near } = nearPairs(20, 16, 0.02);
+  const first = openSqliteStore(path);
+  first.commitVideo(namedGraph("a", names.map((_, index) => `person${index}`), names));
+  first.close();
+  const raw = new Database(path);
+  raw.exec(`DROP TABLE entity_vector_buckets; DROP INDEX entities_by_change;`);
+  raw.pragma("user_version = 3");
+  raw.close();
+
+  const store = openSqliteStore(path, { exactMergeScanLimit: 0 });
+  try {
+    store.commitVideo(namedGraph("b", near.map((_, index) => `someone${index}`), near));
+    assert.equal(store.graphStats().entities, 20, "every near name found its entity through the filed buckets");
+  } finally {
+    store.close();
+  }
+});
+
 test("vectors are stored as float32 bytes and survive reopening", () => {
   const path = freshPath();
   const first = openSqliteStore(path);

@@ -10,6 +10,7 @@ import type {
   Chunk,
   ClipDocument,
   ClipMatch,
+  EntityDescriptionUpdate,
   EntityMatch,
   GraphEntity,
   GraphRelation,
@@ -31,6 +32,7 @@ import type {
   VideoMatch,
 } from "../../spec/index.js";
 import { migrate } from "./sqlite-schema.js";
+import { vectorBuckets } from "./vector-buckets.js";
 
 export interface SqliteStoreOptions {
   /** How long a write waits for another process's write to finish before failing with STORE_LOCKED; default 5000. */
@@ -40,6 +42,12 @@ export interface SqliteStoreOptions {
    * and works, and only `searchVectors` fails (tests pass a failing loader to check that).
    */
   loadVectorExtension?: (db: { loadExtension(file: string): void }) => void;
+  /**
+   * Up to this many entity vectors of one type, a new name is compared with every one of them; beyond it, only with
+   * those sharing a locality-sensitive bucket (about 2% of them; a near name is missed with probability ≤ 2%). Default
+   * 2,000, where the exact comparison takes about 2 ms.
+   */
+  exactMergeScanLimit?: number;
 }
 
 const requireModule = createRequire(import.meta.url);
@@ -63,6 +71,8 @@ const defaultMergeDistance = 0.1;
 
 /** Chunks per entity that `entityChunks` returns when the caller names no limit. */
 const defaultChunksPerEntity = 50;
+/** See `SqliteStoreOptions.exactMergeScanLimit`. */
+const defaultExactMergeScanLimit = 2000;
 
 /** Relations per entity that `relationsOf` returns when the caller names no limit. */
 const defaultRelationsPerEntity = 20;
@@ -245,6 +255,7 @@ interface EntityRow {
   type: string;
   description: string;
   stale: number;
+  change_sequence: number;
 }
 
 interface SourceRow {
@@ -364,7 +375,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   } catch (error) {
     vectorSearchUnavailable = error instanceof Error ? error.message : String(error);
   }
-  return new SqliteStore(db, path, vectorSearchUnavailable);
+  return new SqliteStore(db, path, vectorSearchUnavailable, options.exactMergeScanLimit ?? defaultExactMergeScanLimit);
 }
 
 type MatchRow = [key: number, score: number];
@@ -381,7 +392,7 @@ interface TouchedGraph {
  * video (the status index) and probe the sources of each, which grows with the library instead of with the answer.
  */
 function prepareGraphStatements(db: Database.Database) {
-  const entityColumns = `e.key, e.name_key, e.name, e.type, e.description, e.stale`;
+  const entityColumns = `e.key, e.name_key, e.name, e.type, e.description, e.stale, e.change_sequence`;
   const readySources = (table: "entity_sources" | "relation_sources", owner: "entity_key" | "relation_key") =>
     `SELECT s.${owner} AS owner_key, v.id AS video_id, s.chunk_index, c.clip_start, c.clip_end, s.description,
         ${table === "relation_sources" ? "s.strength" : "0"} AS strength
@@ -404,6 +415,9 @@ function prepareGraphStatements(db: Database.Database) {
     // The vector is filed under the entity's type, which a later video may give differently.
     insertEntityVector: db.prepare(`INSERT INTO entity_vectors (entity_key, space, type, vector)
       SELECT key, ?, type, ? FROM entities WHERE key = ? ON CONFLICT (entity_key, space) DO NOTHING`),
+    insertEntityBuckets: db.prepare(`INSERT OR IGNORE INTO entity_vector_buckets (space, type, bucket, entity_key)
+      SELECT ?, e.type, j.value, e.key FROM entities e, json_each(?) j WHERE e.key = ?`),
+    entityVectorCount: db.prepare(`SELECT count(*) FROM entity_vectors WHERE space = ? AND type = ?`).pluck(),
     insertEntityFts: db.prepare(`INSERT INTO entity_fts (rowid, name, description) VALUES (?, ?, ?)`),
     deleteEntityFts: db.prepare(`DELETE FROM entity_fts WHERE rowid IN (SELECT value FROM json_each(?))`),
     entityText: db.prepare(`SELECT e.name, e.description,
@@ -415,8 +429,7 @@ function prepareGraphStatements(db: Database.Database) {
     insertRelation: db.prepare(`INSERT INTO relations (source_key, target_key) VALUES (?, ?) RETURNING key`).pluck(),
     insertRelationSource: db.prepare(`INSERT INTO relation_sources (relation_key, video_key, chunk_index, description,
         strength) VALUES (?, ?, ?, ?, ?)`),
-    lastChangeSequence: db.prepare(`SELECT change_sequence FROM entities WHERE stale = 1
-      ORDER BY change_sequence DESC LIMIT 1`).pluck(),
+    lastChangeSequence: db.prepare(`SELECT max(change_sequence) FROM entities`).pluck(),
     markStale: db.prepare(`UPDATE entities SET stale = 1, change_sequence = ?
       WHERE key IN (SELECT value FROM json_each(?))`),
     videoEntityKeys: db.prepare(`SELECT DISTINCT entity_key FROM entity_sources WHERE video_key = ?`).pluck(),
@@ -432,7 +445,8 @@ function prepareGraphStatements(db: Database.Database) {
     entitiesByKeys: db.prepare(`SELECT ${entityColumns} FROM entities e WHERE e.key IN (SELECT value FROM json_each(?))`),
     staleEntities: db.prepare(`SELECT ${entityColumns} FROM entities e WHERE e.stale = 1
       ORDER BY e.change_sequence, e.key LIMIT ?`),
-    setDescription: db.prepare(`UPDATE entities SET description = ?, stale = 0 WHERE key = ?`),
+    setDescription: db.prepare(`UPDATE entities SET description = @description, stale = 0
+      WHERE key = @key AND (@changeSequence IS NULL OR change_sequence = @changeSequence)`),
     entitySources: db.prepare(readySources("entity_sources", "entity_key")),
     relationSources: db.prepare(readySources("relation_sources", "relation_key")),
     // Round-robin over an entity's videos (every video's first chunk, then every second one, …), so a limit keeps
@@ -469,14 +483,18 @@ class SqliteStore implements Store {
   private readonly statements;
   /** Search statements vary only in table and field weights, so a handful are compiled once and reused. */
   private readonly searchStatements = new Map<string, Database.Statement>();
-  /** The nearest entity vector of one space and type; absent without sqlite-vec, and entities then merge by name only. */
-  private readonly nearestEntity: Database.Statement | undefined;
+  /**
+   * The nearest entity vector of one space and type, among all of them or among those sharing a bucket with the name;
+   * absent without sqlite-vec, and entities then merge by name only.
+   */
+  private readonly nearestEntity: { all: Database.Statement; bucketed: Database.Statement } | undefined;
 
   constructor(
     private readonly db: Database.Database,
     private readonly path: string,
     /** Why sqlite-vec could not be loaded, when it could not. */
-    private readonly vectorSearchUnavailable?: string,
+    private readonly vectorSearchUnavailable: string | undefined,
+    private readonly exactMergeScanLimit: number,
   ) {
     const videoColumns = `key, id, status, path, title, kind, duration_seconds, size_bytes, width, height, has_audio,
       has_video, times_estimated, ingested_at, clip_count, fingerprint`;
@@ -538,15 +556,23 @@ class SqliteStore implements Store {
         WHERE v.id = ? AND v.status = 'ready'`).pluck(),
       ...prepareGraphStatements(db),
     };
+    const nearest = (from: string) =>
+      db
+        .prepare(
+          `SELECT v.entity_key, vec_distance_cosine(v.vector, @vector) AS distance FROM ${from}
+            WHERE v.space = @space AND v.type = @type AND length(v.vector) = @bytes
+            ORDER BY distance NULLS LAST, v.entity_key LIMIT 1`,
+        )
+        .raw();
+    // The bucketed search starts from the buckets (CROSS JOIN keeps that order), so only the vectors sharing one are read.
     this.nearestEntity =
       vectorSearchUnavailable === undefined
-        ? db
-            .prepare(
-              `SELECT entity_key, vec_distance_cosine(vector, @vector) AS distance FROM entity_vectors
-                WHERE space = @space AND type = @type AND length(vector) = @bytes
-                ORDER BY distance NULLS LAST, entity_key LIMIT 1`,
-            )
-            .raw()
+        ? {
+            all: nearest("entity_vectors v"),
+            bucketed: nearest(`(SELECT DISTINCT entity_key FROM entity_vector_buckets WHERE space = @space AND type = @type
+                AND bucket IN (SELECT value FROM json_each(@buckets))) b
+              CROSS JOIN entity_vectors v ON v.entity_key = b.entity_key`),
+          }
         : undefined;
   }
 
@@ -602,7 +628,10 @@ class SqliteStore implements Store {
     this.statements.markStale.run(this.nextChangeSequence(), keys);
   }
 
-  /** The change number for entities going stale now: after every stale entity's, so older changes are served first. */
+  /**
+   * The change number for entities going stale now: after every entity's, so older changes are served first and a
+   * description written from sources read before this change is refused.
+   */
   private nextChangeSequence(): number {
     return ((this.statements.lastChangeSequence.get() as number | undefined) ?? 0) + 1;
   }
@@ -633,10 +662,17 @@ class SqliteStore implements Store {
     const mergeDistance = graph.mergeDistance ?? defaultMergeDistance;
     const entityKeys = new Map<string, number>();
     const aliased = new Set<number>();
+    /** Per type: whether its vectors are few enough to compare a new name with each (counted once per commit). */
+    const exactScan = new Map<string, boolean>();
     for (const [nameKey, plan] of plans) {
       let key = this.statements.entityKeyByName.get({ nameKey }) as number | undefined;
       if (key === undefined && plan.vector && space !== undefined) {
-        key = this.nearestEntityKey(space, plan.type, plan.vector, mergeDistance);
+        let exact = exactScan.get(plan.type);
+        if (exact === undefined) {
+          exact = (this.statements.entityVectorCount.get(space, plan.type) as number) <= this.exactMergeScanLimit;
+          exactScan.set(plan.type, exact);
+        }
+        key = this.nearestEntityKey(space, plan.type, plan.vector, mergeDistance, exact);
         if (key !== undefined) {
           this.statements.insertAlias.run(nameKey, key, plan.name);
           aliased.add(key);
@@ -647,7 +683,9 @@ class SqliteStore implements Store {
         this.statements.insertEntityFts.run(key, plan.name, "");
       }
       // An entity first written without a vector (or in another space) becomes findable by meaning from now on.
-      if (plan.vector && space !== undefined) this.statements.insertEntityVector.run(space, vectorBytes(plan.vector), key);
+      if (plan.vector && space !== undefined && this.statements.insertEntityVector.run(space, vectorBytes(plan.vector), key).changes > 0) {
+        this.statements.insertEntityBuckets.run(space, JSON.stringify(vectorBuckets(plan.vector)), key);
+      }
       entityKeys.set(nameKey, key);
     }
     for (const key of aliased) this.writeEntityFts(key);
@@ -689,11 +727,17 @@ class SqliteStore implements Store {
     }
   }
 
-  /** The entity of this type whose vector is nearest, if within `mergeDistance`; undefined when none is or cannot be searched. */
-  private nearestEntityKey(space: string, type: string, vector: Float32Array, mergeDistance: number): number | undefined {
+  /**
+   * The entity of this type whose vector is nearest, if within `mergeDistance`, among all its vectors (`exact`) or those
+   * sharing a bucket with this one; undefined when none is or cannot be searched.
+   */
+  private nearestEntityKey(space: string, type: string, vector: Float32Array, mergeDistance: number, exact: boolean): number | undefined {
     // A zero vector has no direction, so it is near nothing.
     if (!this.nearestEntity || vector.every((value) => value === 0)) return undefined;
-    const row = this.nearestEntity.get({ vector: vectorBytes(vector), space, type, bytes: vector.byteLength }) as
+    const parameters = { vector: vectorBytes(vector), space, type, bytes: vector.byteLength };
+    const row = (
+      exact ? this.nearestEntity.all.get(parameters) : this.nearestEntity.bucketed.get({ ...parameters, buckets: JSON.stringify(vectorBuckets(vector)) })
+    ) as
       | [entityKey: number, distance: number | null]
       | undefined;
     return row && row[1] !== null && row[1] <= mergeDistance ? row[0] : undefined;
@@ -715,6 +759,7 @@ class SqliteStore implements Store {
       type: row.type,
       description: row.description,
       descriptionStale: row.stale === 1,
+      changeSequence: row.change_sequence,
       sources: sources.get(row.key) ?? [],
     }));
   }
@@ -1234,15 +1279,21 @@ class SqliteStore implements Store {
     });
   }
 
-  setEntityDescription(key: number, description: string): boolean {
-    return this.guard(`cannot describe entity ${key}`, () => {
-      if (typeof description !== "string") {
-        throw new VideoRagError("ARGUMENT_INVALID", "an entity's description must be text");
+  setEntityDescriptions(updates: EntityDescriptionUpdate[]): number {
+    return this.guard("cannot describe entities", () => {
+      for (const update of updates) {
+        if (typeof update.description !== "string") {
+          throw new VideoRagError("ARGUMENT_INVALID", `entity ${update.key}'s description must be text`);
+        }
       }
       return this.db.transaction(() => {
-        if (this.statements.setDescription.run(description, key).changes === 0) return false;
-        this.writeEntityFts(key);
-        return true;
+        let set = 0;
+        for (const { key, description, changeSequence } of updates) {
+          if (this.statements.setDescription.run({ key, description, changeSequence: changeSequence ?? null }).changes === 0) continue;
+          this.writeEntityFts(key);
+          set++;
+        }
+        return set;
       }).immediate();
     });
   }
