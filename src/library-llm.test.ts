@@ -49,7 +49,7 @@ describe("answers from an OpenAI-compatible language model", { skip: needsShared
     assert.equal(answer.citations.length, 1);
     assert.equal(answer.citations[0]?.title, "friday.mp4");
     assert.ok(answer.warnings.some((warning) => /\[7\]/.test(warning.detail)), JSON.stringify(answer.warnings));
-    assert.match(answer.profile, /openai:test-model/);
+    assert.match(answer.profile.summary, /openai:test-model/);
   });
 
   test("the request carries numbered evidence with times, and the key only in the header", async () => {
@@ -77,7 +77,7 @@ describe("answers from an OpenAI-compatible language model", { skip: needsShared
     try {
       const answer = await other.ask("who is in a bad humor?");
       assert.match(answer.text, /\[friday\.mp4 0:03–0:04\]/);
-      assert.match(answer.profile, /extractive/);
+      assert.match(answer.profile.summary, /extractive/);
       assert.ok(answer.warnings.some((warning) => warning.type === "fallback" && /MODEL_FAILED/.test(warning.detail)), JSON.stringify(answer.warnings));
       const features = new Set(answer.warnings.map((warning) => warning.feature));
       for (const feature of ["entity keywords", "scene description", "answers"]) assert.ok(features.has(feature), `${feature}: ${JSON.stringify(answer.warnings)}`);

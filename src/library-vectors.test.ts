@@ -78,7 +78,7 @@ describe("retrieval fuses BM25 with the dense and visual retrievers", { skip: ne
 
   test("the answer names the retrievers it drew on", async () => {
     const answer = await library.ask("who is in a bad humor?");
-    assert.match(answer.profile, /hybrid mode: bm25\+dense\+graph\+visual \(dense: [^,]+, visual: [^)]+\)/);
+    assert.match(answer.profile.summary, /hybrid mode: bm25\+dense\+graph\+visual \(dense: [^,]+, visual: [^)]+\)/);
     assert.match(answer.text, /\[friday\.mp4 0:03–0:04\]/);
   });
 });

@@ -58,7 +58,7 @@ describe("captions and answers from a vision-language model", { skip: needsShare
   test("the vision model answers with the frames of the best clips ('video as context')", async () => {
     const answer = await library.ask("where do the man and the woman talk?", { mode: "naive" });
     assert.match(answer.text, /newspaper office \[friday\.mp4 0:0\d–0:0\d\]/);
-    assert.match(answer.profile, /openai:test-vlm answer with frames/);
+    assert.match(answer.profile.summary, /openai:test-vlm answer with frames/);
     const request = server.requests.findLast((item) => /where do the man/.test(textOf(item)));
     assert.ok(request);
     assert.ok(imagesOf(request).length > 0, "frames were given");
@@ -67,7 +67,7 @@ describe("captions and answers from a vision-language model", { skip: needsShare
   test("in hybrid mode the best moment is re-described for the question from frames chosen for it", async () => {
     const before = server.requests.length;
     const answer = await library.ask("where do the man and the woman talk?");
-    assert.match(answer.profile, /1 moments re-described from frames over hybrid mode/);
+    assert.match(answer.profile.summary, /1 moments re-described from frames over hybrid mode/);
     const request = server.requests.slice(before).find((item) => /describe a video clip from its frames/.test(textOf(item)));
     assert.ok(request, "a re-description request was sent");
     assert.match(textOf(request), /Keywords: /);

@@ -44,7 +44,7 @@ describe("street footage with the local detector and tagger", { skip: needsShare
     const answer = await library.ask("where is a bicycle seen?");
     assert.equal(answer.citations[0]?.title, "person-bicycle-car-detection.mp4");
     assert.match(answer.text, /bicycle/i);
-    assert.match(answer.profile, /lite/);
+    assert.match(answer.profile.summary, /lite/);
   });
 
   test('the visual mode ranks the bicycle clip first through the detector\'s words, placed at the frame that saw it', async () => {

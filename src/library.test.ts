@@ -29,7 +29,7 @@ describe("a library of subtitled videos", { skip: needsShared }, () => {
     assert.equal(formatCitation(first), "[friday.mp4 0:03–0:04]");
     assert.match(first.quote, /bad humor/);
     assert.match(answer.text, /\[friday\.mp4 0:03–0:04\]/);
-    assert.match(answer.profile, /lite/);
+    assert.match(answer.profile.summary, /lite/);
   });
 
   test("re-ingesting the same file does nothing", async () => {

@@ -1,18 +1,19 @@
 // The library API, the spine of the product: open a library folder, ingest, search, ask, list, remove.
 // The CLI, and later the server and the web UI, are thin layers over this.
 
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { buildEvidence, extractiveAnswer, redescribeClip, selectClipFrames, streamLlmAnswer } from "./answer/index.js";
+import { answerQuestion, extractiveAnswer, selectClipFrames, type FrameSource, type QuestionExtractionEvent } from "./answer/index.js";
 import type { VideoRagConfig } from "./config/index.js";
-import { expandInputs, ingestMediaFile, ingestTranscripts, summarize } from "./ingest/index.js";
-import type { GraphSettings, IngestOptions, IngestReport, IngestResult } from "./ingest/index.js";
+import { clipStages, derivedStageKeys } from "./ingest/clip-stages.js";
+import { expandInputs, extractClips, ingestMediaFile, ingestTranscripts, summarize } from "./ingest/index.js";
+import type { ExtractionEvent, ExtractionReport, ExtractionSettings, GraphSettings, IngestOptions, IngestReport, IngestResult } from "./ingest/index.js";
 import { chooseProviders, liteConfig, type ProviderChoice } from "./providers/registry.js";
 import { entityNameKey, refreshEntityDescriptions } from "./graph/index.js";
 import { analyzeText, retrievalHits, retrieve, retrieveVideos, termKey, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
-import { VideoRagError, toVideoRagError } from "./spec/index.js";
-import type { Answer, GraphEntity, GraphStats, Hit, ImageInput, ImageTextEncoder, RetrievalMode, Segment, Store, Video } from "./spec/index.js";
+import { VideoRagError } from "./spec/index.js";
+import type { Answer, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Store, Video } from "./spec/index.js";
 import { openSqliteStore } from "./store/index.js";
 
 const libraryOptionsSchema = z
@@ -64,6 +65,21 @@ export interface AskOptions {
   frames?: boolean;
   /** How to retrieve; the configuration's `retrieval.mode` (default hybrid) when absent. */
   mode?: RetrievalMode;
+  /** Progress of question-time extraction (incremental libraries): each round's plan, then clip by clip. */
+  onExtraction?: (event: QuestionExtractionEvent) => void;
+  /** false: answer from what is indexed now, extract nothing. Default true. */
+  extract?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ExtractLibraryOptions {
+  /** Most clips to extract in this run; all pending clips when absent. */
+  budgetClips?: number;
+  /** Only this video (an id, id prefix, path or title). */
+  video?: string;
+  /** Run stages that failed before again (default true). */
+  retryFailed?: boolean;
+  onProgress?: (event: ExtractionEvent) => void;
   signal?: AbortSignal;
 }
 
@@ -82,6 +98,13 @@ export interface Library {
   retrieve(question: string, options?: RetrieveOptions): Promise<Retrieval>;
   /** An answer with citations to the moments it came from. */
   ask(question: string, options?: AskOptions): Promise<Answer>;
+  /** Deferred work per stage and video: clips extracted, pending, failed. */
+  status(): ExtractionStatus;
+  /**
+   * Runs pending deferred work now, clips near moments that questions asked about first; each batch is written back
+   * as it finishes, so an interrupted run loses at most the batch in flight.
+   */
+  extract(options?: ExtractLibraryOptions): Promise<ExtractionReport>;
   list(): Video[];
   /** Resolves a full id, a unique id prefix, a path or a title to a video. */
   find(reference: string): Video;
@@ -97,45 +120,37 @@ export interface Library {
   close(): void;
 }
 
-/** The order retrievers are named in a profile. */
-const retrieverOrder = ["video", "bm25", "dense", "graph", "visual"];
-
-/** Frames given per moment when a vision-language model answers; the best moments first until the model's limit. */
-const framesPerMoment = 4;
-/** Moments a vision-language model re-describes for the question in hybrid mode. */
-const redescribedMoments = 3;
-
-/** Attaches frames of the best moments to their first evidence item: the "video as context" answer. */
-async function attachFrames(
-  evidence: { path: string; videoId: string; startSecond: number; endSecond: number; images?: ImageInput[] }[],
-  options: { maxImages: number; question: string; imageText?: ImageTextEncoder; signal?: AbortSignal },
-): Promise<void> {
-  let budget = options.maxImages;
-  const done = new Set<string>();
-  for (const item of evidence) {
-    const key = `${item.videoId}@${item.startSecond}`;
-    if (budget <= 0 || done.has(key)) continue;
-    done.add(key);
-    const images = await momentFrames(item.path, item.startSecond, item.endSecond, { ...options, count: Math.min(framesPerMoment, budget) });
-    if (images.length > 0) {
-      item.images = images;
-      budget -= images.length;
-    }
-  }
-}
-
 /** Frames chosen for the question; none when the source is gone or has no pictures (the text still answers). */
-async function momentFrames(
-  path: string,
-  startSecond: number,
-  endSecond: number,
-  options: { count: number; question: string; imageText?: ImageTextEncoder; signal?: AbortSignal },
-): Promise<ImageInput[]> {
+const momentFrames: FrameSource = async (path, startSecond, endSecond, options) => {
   try {
     return await selectClipFrames(path, startSecond, endSecond, options);
   } catch (error) {
     if (options.signal?.aborted) throw error;
     return [];
+  }
+};
+
+/** The library's scratch folder for this process; those of processes that are gone are removed. */
+function processScratch(libraryPath: string): string {
+  const root = join(libraryPath, "tmp");
+  mkdirSync(root, { recursive: true });
+  for (const entry of readdirSync(root)) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
+    rmSync(join(root, entry), { recursive: true, force: true });
+  }
+  const mine = join(root, String(process.pid));
+  rmSync(mine, { recursive: true, force: true });
+  mkdirSync(mine, { recursive: true });
+  return mine;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
@@ -162,9 +177,8 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
   } catch (error) {
     throw new VideoRagError("STORE_FAILED", `cannot create the library folder ${path}`, { cause: error, subject: path });
   }
-  const tempDir = join(path, "tmp");
-  rmSync(tempDir, { recursive: true, force: true });
-  mkdirSync(tempDir, { recursive: true });
+  // Several processes (CLI, server, workers) may open one library: each keeps its own scratch.
+  const tempDir = processScratch(path);
   const store: Store = openSqliteStore(join(path, "library.sqlite"));
   let providerChoice: Promise<ProviderChoice> | undefined;
   const providers = (): Promise<ProviderChoice> =>
@@ -173,6 +187,12 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       ocr: settings.ocr,
       speech: settings.speech,
       onDownloadProgress: settings.onModelDownload,
+    }).then((choice) => {
+      // A changed model or setting marks pending only the deferred stages that depend on it.
+      const extraction = extractionSettings(choice);
+      for (const stage of clipStages(extraction)) store.refreshStageKey(stage.name, stage.settingsKey);
+      for (const [stage, key] of Object.entries(derivedStageKeys(extraction))) store.refreshStageKey(stage, key);
+      return choice;
     }));
 
   const find = (reference: string): Video => {
@@ -223,6 +243,17 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     glean: config.graph.glean,
     mergeDistance: config.graph.mergeDistance,
   });
+  const extractionSettings = (choice: ProviderChoice): ExtractionSettings => ({
+    ocr: choice.ocr,
+    transcriber: choice.transcriber,
+    visual: settings.visual
+      ? { detector: choice.detector, tagger: choice.tagger, imageText: choice.imageText, vision: choice.vision, everySeconds: config.visualEverySeconds }
+      : undefined,
+    textEmbedder: choice.textEmbedder,
+    graph: graphSettings(choice),
+    frameGapSeconds: config.frameGapSeconds,
+    tempDir,
+  });
   /** Entities whose sources changed get one description again, synthesised by the language model when there is one. */
   const describeEntities = async (choice: ProviderChoice, signal?: AbortSignal): Promise<void> => {
     await refreshEntityDescriptions(store, { model: choice.llm, signal });
@@ -250,18 +281,13 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       const emit = ingestOptions.onProgress ?? (() => undefined);
       const choice = await providers();
       const context = {
+        ...extractionSettings(choice),
         store,
-        ocr: choice.ocr,
-        transcriber: choice.transcriber,
+        vad: (choice as { vad?: import("./spec/index.js").VoiceActivityDetector }).vad,
         clipSeconds: config.clipSeconds,
-        frameGapSeconds: config.frameGapSeconds,
-        tempDir,
-        visual: settings.visual
-          ? { detector: choice.detector, tagger: choice.tagger, imageText: choice.imageText, vision: choice.vision, everySeconds: config.visualEverySeconds }
-          : undefined,
-        textEmbedder: choice.textEmbedder,
-        graph: graphSettings(choice),
+        lightVisualSeconds: config.ingest.lightVisualSeconds,
       };
+      const incremental = ingestOptions.incremental ?? config.ingest.incremental;
       const files = await expandInputs(inputs);
       const results: IngestResult[] = [];
       for (const [position, file] of files.entries()) {
@@ -269,7 +295,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         emit({ type: "video-start", path: file.path, position, total: files.length });
         const result: IngestResult = file.skip
           ? { path: file.path, status: "skipped", durationSeconds: 0, clipCount: 0, stageSeconds: {}, warnings: [], notes: [file.skip] }
-          : await ingestMediaFile(context, file.path, emit, ingestOptions.signal);
+          : await ingestMediaFile(context, file.path, emit, { incremental, signal: ingestOptions.signal });
         results.push(result);
         emit({ type: "video-done", result });
       }
@@ -306,85 +332,40 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     },
     retrieve: retrieval,
     async ask(question, askOptions = {}) {
-      const started = performance.now();
-      if (!question.trim()) throw new VideoRagError("ARGUMENT_INVALID", "the question is empty");
       const choice = await providers();
-      const { llm, textEmbedder, imageText } = choice;
-      const limit = askOptions.limit ?? 8;
-      const found = await retrieval(question, { mode: askOptions.mode, limit: limit * 2, signal: askOptions.signal });
-      const moments = retrievalHits(store, question, found, limit);
-      const used = new Set(retrieverOrder.filter((retriever) => moments.some((moment) => moment.retriever.split("+").includes(retriever))));
-      const models = [used.has("dense") && textEmbedder ? `dense: ${textEmbedder.id}` : "", used.has("visual") && imageText ? `visual: ${imageText.id}` : ""].filter(Boolean);
-      const retrievers = `${found.mode} mode: ${[...used].join("+") || "nothing found"}${models.length > 0 ? ` (${models.join(", ")})` : ""}`;
-      const answered = { mode: found.mode, moments };
-      const retrieved = performance.now();
-      const timings = (finished: number): Record<string, number> => ({
-        retrievalMs: Math.round(retrieved - started),
-        answerMs: Math.round(finished - retrieved),
-        totalMs: Math.round(finished - started),
+      const extraction = extractionSettings(choice);
+      return answerQuestion(question, {
+        store,
+        llm: choice.llm,
+        textEmbedder: choice.textEmbedder,
+        imageText: choice.imageText,
+        retrieve: (text, options) => retrieval(text, options),
+        hits: (text, found, limit) => retrievalHits(store, text, found, limit),
+        extractive,
+        timesEstimated: isEstimated,
+        frames: momentFrames,
+        redescribeFrames: config.retrieval.redescribeFrames,
+        extraction: {
+          ...config.extraction,
+          extract: (clips, stages, options) =>
+            extractClips(store, extraction, clips, { stages: [...stages, "embeddings", "graph"], batchClips: 4, ...options }),
+        },
+      }, askOptions);
+    },
+    status: () => store.extractionStatus(),
+    async extract(extractOptions = {}) {
+      const choice = await providers();
+      const only = extractOptions.video ? find(extractOptions.video).id : undefined;
+      const targets = extractionOrder(store, store.clipStages({ videoId: only, statuses: extractOptions.retryFailed === false ? ["pending"] : ["pending", "failed"] }));
+      const chosen = extractOptions.budgetClips === undefined ? targets : targets.slice(0, extractOptions.budgetClips);
+      const report = await extractClips(store, extractionSettings(choice), chosen, {
+        batchClips: 4,
+        retryFailed: extractOptions.retryFailed !== false,
+        onProgress: extractOptions.onProgress,
+        signal: extractOptions.signal,
       });
-      const warnings: Answer["warnings"] = [];
-      if (llm) {
-        // Hybrid with a vision-language model: the best moments are described again for this question, from frames
-        // chosen for it, and that description leads their evidence; other modes hand the frames to the answer itself.
-        const redescribe = found.mode === "hybrid" && llm.capabilities.acceptsImages && askOptions.frames !== false;
-        const withFrames = llm.capabilities.acceptsImages && (askOptions.frames === true || (askOptions.frames !== false && !redescribe));
-        let streamed = false;
-        try {
-          const descriptions = new Map<Hit, Segment>();
-          if (redescribe) {
-            for (const moment of moments.slice(0, redescribedMoments)) {
-              const count = Math.min(config.retrieval.redescribeFrames, llm.capabilities.maxImages);
-              const images = await momentFrames(moment.path, moment.startSecond, moment.endSecond, { count, question, imageText, signal: askOptions.signal });
-              if (images.length === 0) continue;
-              const transcript = store.getSegments(moment.videoId, moment.startSecond, moment.endSecond).filter((segment) => segment.source !== "visual" && segment.source !== "caption").map((segment) => segment.text).join(" ");
-              const text = await redescribeClip(llm, { question, keywords: found.keywords ?? [], images, transcript, signal: askOptions.signal });
-              if (text) descriptions.set(moment, { startSecond: moment.startSecond, endSecond: moment.endSecond, text, source: "caption" });
-            }
-          }
-          const evidence = buildEvidence(moments, {
-            segmentsOf: (moment) => {
-              const description = descriptions.get(moment);
-              return [...(description ? [description] : []), ...store.getSegments(moment.videoId, moment.startSecond, moment.endSecond)];
-            },
-            timesEstimated: isEstimated,
-          });
-          if (withFrames) await attachFrames(evidence, { maxImages: llm.capabilities.maxImages, question, imageText, signal: askOptions.signal });
-          const onText = askOptions.onText;
-          const answer = await streamLlmAnswer({
-            question,
-            evidence,
-            model: llm,
-            signal: askOptions.signal,
-            onText: (delta) => {
-              streamed = true;
-              onText?.(delta);
-            },
-          });
-          return {
-            ...answered,
-            text: answer.text,
-            citations: answer.citations,
-            warnings: [...found.warnings, ...answer.warnings],
-            profile: `${llm.id} answer${withFrames ? " with frames" : ""}${descriptions.size > 0 ? `, ${descriptions.size} moments re-described from frames` : ""} over ${retrievers} retrieval`,
-            timings: timings(performance.now()),
-          };
-        } catch (error) {
-          const failure = toVideoRagError(error);
-          // Half an answer already on the user's screen cannot be taken back; otherwise the extractive answer stands in.
-          if (streamed || failure.code === "INTERRUPTED" || askOptions.signal?.aborted) throw failure;
-          warnings.push({ type: "fallback", feature: "answers", detail: `${llm.id} failed (${failure.code}: ${failure.message}); extractive answer instead` });
-        }
-      }
-      const answer = extractive(question, moments, askOptions.maxSentences);
-      askOptions.onText?.(answer.text);
-      return {
-        ...answered,
-        ...answer,
-        warnings: [...found.warnings, ...warnings, ...answer.warnings],
-        profile: `lite (${retrievers} retrieval, extractive answer, no language model)`,
-        timings: timings(performance.now()),
-      };
+      await describeEntities(choice, extractOptions.signal);
+      return report;
     },
     list: () => store.listVideos(),
     find,
@@ -405,4 +386,34 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     },
     close: () => store.close(),
   };
+}
+
+/**
+ * Clips with open deferred work in the order background extraction serves them: those questions asked for first, then
+ * their neighbours (an answer often runs on into the next clip), then by speech and picture change, then in order.
+ */
+function extractionOrder(store: Store, open: { videoId: string; clipIndex: number }[]): { videoId: string; clipIndex: number }[] {
+  const clips = new Map<string, { videoId: string; clipIndex: number }>();
+  for (const state of open) clips.set(`${state.videoId}#${state.clipIndex}`, { videoId: state.videoId, clipIndex: state.clipIndex });
+  const priority = new Map<string, number[]>();
+  for (const videoId of new Set([...clips.values()].map((clip) => clip.videoId))) {
+    const signals = store.clipSignals(videoId);
+    const asked = signals.filter((signal) => (signal.asked ?? 0) > 0).map((signal) => signal.clipIndex);
+    for (const signal of signals) {
+      const distance = asked.length > 0 ? Math.min(...asked.map((index) => Math.abs(index - signal.clipIndex))) : Number.POSITIVE_INFINITY;
+      priority.set(`${videoId}#${signal.clipIndex}`, [-(signal.asked ?? 0), distance, -((signal.speechSeconds ?? 0) + 3 * signal.screenChanges)]);
+    }
+  }
+  const order = (id: string): number[] => priority.get(id) ?? [0, Number.POSITIVE_INFINITY, 0];
+  return [...clips.entries()]
+    .sort(([a], [b]) => {
+      const left = order(a);
+      const right = order(b);
+      for (let index = 0; index < left.length; index++) {
+        const difference = (left[index] ?? 0) - (right[index] ?? 0);
+        if (difference !== 0 && !Number.isNaN(difference)) return difference;
+      }
+      return 0;
+    })
+    .map(([, clip]) => clip);
 }

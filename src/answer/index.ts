@@ -8,3 +8,5 @@ export { parseCitedAnswer, type CitedAnswer } from "./cited-answer.js";
 export { streamLlmAnswer, type LlmAnswer, type LlmAnswerInput } from "./llm-answer.js";
 export { selectClipFrames, type ClipFramesOptions } from "./clip-frames.js";
 export { redescribeClip, type RedescribeInput } from "./redescribe-clip.js";
+export { answerQuestion, profileOf, type AnswerContext, type AnswerOptions, type FrameSource, type QuestionExtraction, type QuestionExtractionEvent } from "./answer-pipeline.js";
+export { planExtraction, stagesForKinds, type ExtractionPlan, type PlannedClip, type PlannedStage } from "./plan-extraction.js";

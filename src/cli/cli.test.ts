@@ -66,30 +66,49 @@ test("ingest, search --json and list --json speak the documented shapes", { skip
   assert.match(entity.stdout, /crown jewels \(concept\)[\s\S]*sources \(1 videos\)[\s\S]*friday\.mp4 chunk 0/);
 });
 
-test("a killed ingest leaves no partial video and the next run resumes from the finished stages", { skip: needsShared }, async () => {
-  const library = join(scratch, "resume");
-  const video = sharedPath("media/speech/sintel_trailer-720p.mp4");
-  const args = ["--import", tsxLoader, join(root, "src/cli/run.ts"), "ingest", "--no-speech", "--library", library, video];
-  const child = spawn(process.execPath, args, { cwd: scratch, env: { ...process.env, CI: "1" } });
+/** Runs `videorag ingest` and kills it with SIGKILL as soon as its progress matches `when`; returns what it printed. */
+async function killedIngest(args: string[], when: RegExp): Promise<string> {
+  const child = spawn(process.execPath, ["--import", tsxLoader, join(root, "src/cli/run.ts"), "ingest", ...args], { cwd: scratch, env: { ...process.env, CI: "1" } });
   let stderr = "";
   await new Promise<void>((resolve, reject) => {
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
-      // The speech stage is the last quick one: kill while the screen-text stage is reading frames.
-      if (/ speech: /.test(stderr)) child.kill("SIGKILL");
+      if (when.test(stderr)) child.kill("SIGKILL");
     });
     child.on("exit", () => resolve());
     child.on("error", reject);
   });
-  assert.doesNotMatch(stderr, /commit:/, "the ingest finished before it could be killed");
-  assert.equal((JSON.parse(cli(["list", "--json", "--library", library]).stdout) as { videos: unknown[] }).videos.length, 0);
+  return stderr;
+}
+
+type Listed = { videos: { id: string; pendingWork: boolean; pendingClips: number }[] };
+
+test("a killed ingest leaves no partial video and the next run resumes from the finished stages", { skip: needsShared }, async () => {
+  const library = join(scratch, "resume");
+  const video = sharedPath("media/speech/sintel_trailer-720p.mp4");
+  // Killed while the light index samples frames: nothing is listed; the finished light stages are kept.
+  const beforeCommit = await killedIngest(["--no-speech", "--library", library, video], / subtitles: /);
+  assert.doesNotMatch(beforeCommit, /commit:/, "the ingest committed before it could be killed");
+  assert.equal((JSON.parse(cli(["list", "--json", "--library", library]).stdout) as Listed).videos.length, 0);
+
+  // Killed after the light index committed, while OCR reads frames: the video is listed, with its deferred work pending.
+  const afterCommit = await killedIngest(["--no-speech", "--library", library, video], / commit: /);
+  assert.match(afterCommit, /probe: resumed from an earlier run/);
+  assert.match(afterCommit, /subtitles: resumed from an earlier run/);
+  assert.doesNotMatch(afterCommit, /✓ sintel/, "the ingest finished before it could be killed");
+  const listed = (JSON.parse(cli(["list", "--json", "--library", library]).stdout) as Listed).videos;
+  assert.equal(listed.length, 1);
+  assert.equal(listed[0]?.pendingWork, true);
 
   const resumed = cli(["ingest", "--no-speech", "--library", library, video]);
   assert.equal(resumed.status, 0, resumed.stderr);
-  assert.match(resumed.stderr, /probe: resumed from an earlier run/);
-  assert.match(resumed.stderr, /subtitles: resumed from an earlier run/);
-  assert.doesNotMatch(resumed.stderr, /screen-text: resumed/);
-  assert.equal((JSON.parse(cli(["list", "--json", "--library", library]).stdout) as { videos: unknown[] }).videos.length, 1);
+  assert.match(resumed.stderr, /resumed: deferred stages ran on 2 clips/);
+  assert.match(resumed.stderr, /screen-text: \d/);
+  const done = (JSON.parse(cli(["list", "--json", "--library", library]).stdout) as Listed).videos;
+  assert.equal(done.length, 1);
+  assert.equal(done[0]?.pendingWork, false);
+  const again = cli(["ingest", "--no-speech", "--library", library, video]);
+  assert.match(again.stderr, /already in the library/);
 });
 
 test("GRID talking heads go through pocketsphinx and their words become searchable", { skip: needsShared }, () => {

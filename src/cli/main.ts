@@ -10,16 +10,19 @@ import { listModels, modelsDir, pullModels, verifyModels } from "../providers/mo
 import { retrievalModes } from "../retrieval/index.js";
 import { VideoRagError, type HitProvenance, type RetrievalMode, type Video } from "../spec/index.js";
 import { reportError } from "./exit-codes.js";
-import { createCountPrinter, createProgressPrinter, formatSummary } from "./progress.js";
+import { createCountPrinter, createExtractionPrinter, createProgressPrinter, formatSummary } from "./progress.js";
 
 const usage = `videorag — ask questions of a library of videos; answers cite the video and the second.
 
 Usage:
   videorag ingest <files|folders|globs...>    ingest videos (resumable; re-ingesting is a no-op)
+  videorag ingest --incremental <inputs...>   light index only: askable in seconds; heavy stages run where questions need them
   videorag ingest --transcripts <dir>         ingest <id>.txt|.srt|.vtt files as videos known by their transcript
   videorag ask "<question>"                   answer with citations
   videorag search "<query>"                   ranked moments with times, scores and matching text
   videorag list                               videos in the library
+  videorag status                             deferred work per stage and video: clips extracted, pending, failed
+  videorag extract [--all | --budget <clips>] [--video <id>]   run pending deferred work now (resumable, Ctrl-C safe)
   videorag remove <id>                        remove a video and everything it contributed
   videorag entity "<name>"                    a knowledge-graph entity: its description, sources and relations
   videorag eval retrieval --questions <file>  recall@1/5/10 and search latency
@@ -40,6 +43,9 @@ Options:
   --without <ch>    leave graph or visual out of hybrid, for ablations (eval retrieval; repeatable)
   --explain         ask: show which retriever found each cited moment, and how
   --clip-seconds <n>  clip length for ingest (default 30)
+  --incremental     ingest: commit the light index and defer speech, screen text, dense visual words and captions
+  --no-extract      ask: answer from what is indexed now, run no deferred stage
+  --budget <n>      extract: at most this many clips; --all (the default) runs every pending clip
   --no-ocr, --no-speech, --no-visual  turn off screen text / speech recognition / detection and captions during ingest
   -h, --help`;
 
@@ -58,6 +64,11 @@ const options = {
   mode: { type: "string" },
   without: { type: "string", multiple: true },
   explain: { type: "boolean" },
+  incremental: { type: "boolean" },
+  "no-extract": { type: "boolean" },
+  all: { type: "boolean" },
+  budget: { type: "string" },
+  video: { type: "string" },
   help: { type: "boolean", short: "h" },
 } satisfies ParseArgsConfig["options"];
 
@@ -143,7 +154,15 @@ async function ingestCommand(values: Values, inputs: string[]): Promise<void> {
     await withLibrary(values, async (library) => {
       const reports = [];
       if (values.transcripts) reports.push(await library.ingestTranscripts(values.transcripts, { onProgress: createCountPrinter(), signal: controller.signal }));
-      if (inputs.length > 0) reports.push(await library.ingest(inputs, { onProgress: createProgressPrinter(), signal: controller.signal }));
+      if (inputs.length > 0) {
+        reports.push(
+          await library.ingest(inputs, {
+            onProgress: createProgressPrinter(),
+            signal: controller.signal,
+            ...(values.incremental ? { incremental: true } : {}),
+          }),
+        );
+      }
       const providers = inputs.length > 0 ? await library.providers() : [];
       for (const report of reports) {
         if (values.json) console.log(JSON.stringify(report, null, 2));
@@ -166,10 +185,13 @@ async function askCommand(values: Values, words: string[]): Promise<void> {
   await withLibrary(values, async (library) => {
     // The answer is printed as the model writes it; sources and warnings follow when it is done.
     const streamed = !values.json;
+    const extraction = createExtractionPrinter();
     const answer = await library.ask(question, {
       limit: values.limit ? positiveInteger(values.limit, "limit", 8) : undefined,
       mode: retrievalMode(values.mode),
       onText: streamed ? (delta) => process.stdout.write(delta) : undefined,
+      onExtraction: extraction,
+      extract: !values["no-extract"],
     });
     if (streamed) process.stdout.write("\n");
     print(values.json, answer, () => {
@@ -186,7 +208,7 @@ async function askCommand(values: Values, words: string[]): Promise<void> {
         });
       }
       for (const warning of answer.warnings) lines.push(`warning: ${warning.detail}`);
-      lines.push("", `(${answer.profile}; ${answer.timings.totalMs} ms)`);
+      lines.push("", `(${answer.profile.summary}; ${answer.timings.totalMs} ms)`);
       return lines.join("\n");
     });
   });
@@ -233,13 +255,71 @@ async function entityCommand(values: Values, words: string[]): Promise<void> {
 
 async function listCommand(values: Values): Promise<void> {
   await withLibrary(values, async (library) => {
-    const videos = library.list();
+    const pending = new Map(library.status().byVideo.map((entry) => [entry.videoId, entry]));
+    const videos = library.list().map((video) => {
+      const work = pending.get(video.id);
+      return { ...video, pendingWork: (work?.pendingClips ?? 0) > 0, pendingClips: work?.pendingClips ?? 0, failedClips: work?.failedClips ?? 0 };
+    });
     print(values.json, { videos }, () =>
       videos.length === 0
         ? `The library at ${library.path} is empty. Add videos with: videorag ingest <files>`
-        : videos.map((video) => `${video.id}  ${formatTimestamp(video.durationSeconds).padStart(8)}  ${String(video.clipCount).padStart(4)} clips  ${video.title}  ${video.path}`).join("\n"),
+        : videos
+            .map((video) => {
+              const work = video.pendingClips > 0 ? `  (${video.pendingClips} clips pending)` : "";
+              return `${video.id}  ${formatTimestamp(video.durationSeconds).padStart(8)}  ${String(video.clipCount).padStart(4)} clips  ${video.title}  ${video.path}${work}`;
+            })
+            .join("\n"),
     );
   });
+}
+
+async function statusCommand(values: Values): Promise<void> {
+  await withLibrary(values, async (library) => {
+    const status = library.status();
+    const titles = new Map(library.list().map((video) => [video.id, video.title]));
+    const { byVideo, ...totals } = status;
+    print(values.json, { ...totals, byVideo: byVideo.map((entry) => ({ ...entry, title: titles.get(entry.videoId) ?? "" })) }, () =>
+      [
+        `${status.videos} videos, ${status.clips} clips: ${status.extractedClips} extracted, ${status.pendingClips} pending, ${status.failedClips} failed`,
+        ...Object.entries(status.stages).map(([stage, counts]) => `  ${`${stage}:`.padEnd(13)} ${String(counts.done).padStart(6)} done ${String(counts.pending).padStart(6)} pending ${String(counts.failed).padStart(6)} failed`),
+        ...(byVideo.some((entry) => entry.pendingClips + entry.failedClips > 0) ? ["", "videos with deferred work:"] : []),
+        ...byVideo
+          .filter((entry) => entry.pendingClips + entry.failedClips > 0)
+          .map((entry) => `  ${entry.videoId}  ${String(entry.extractedClips).padStart(4)}/${entry.clips} extracted, ${entry.pendingClips} pending, ${entry.failedClips} failed  ${titles.get(entry.videoId) ?? ""}`),
+      ].join("\n"),
+    );
+  });
+}
+
+async function extractCommand(values: Values): Promise<void> {
+  if (values.all && values.budget !== undefined) throw new VideoRagError("ARGUMENT_INVALID", "extract takes --all or --budget <clips>, not both");
+  const budgetClips = values.budget !== undefined ? positiveInteger(values.budget, "budget", 1) : undefined;
+  const controller = new AbortController();
+  const interrupt = (): void => controller.abort(new VideoRagError("INTERRUPTED", "interrupted; what was extracted is kept, run extract again to go on"));
+  process.once("SIGINT", interrupt);
+  process.once("SIGTERM", interrupt);
+  try {
+    await withLibrary(values, async (library) => {
+      const before = library.status();
+      const report = await library.extract({ budgetClips, video: values.video, onProgress: createExtractionPrinter(), signal: controller.signal });
+      const after = library.status();
+      const data = { clips: report.clips, failed: report.failed, seconds: Number(report.seconds.toFixed(2)), warnings: report.warnings, before: { pendingClips: before.pendingClips }, status: after };
+      print(values.json, data, () =>
+        [
+          `extracted ${report.clips.length} clips in ${report.seconds.toFixed(1)} s; ${after.pendingClips} clips still pending, ${after.failedClips} failed`,
+          ...report.failed.slice(0, 10).map((failure) => `  failed: clip ${failure.clipIndex} of ${failure.videoId} (${failure.stage}): ${failure.error}`),
+          ...report.warnings.map((warning) => `warning: ${warning.detail}`),
+        ].join("\n"),
+      );
+      if (report.failed.length > 0) process.exitCode = 3;
+    });
+  } catch (error) {
+    if (controller.signal.aborted) throw controller.signal.reason;
+    throw error;
+  } finally {
+    process.off("SIGINT", interrupt);
+    process.off("SIGTERM", interrupt);
+  }
 }
 
 async function removeCommand(values: Values, references: string[]): Promise<void> {
@@ -284,7 +364,7 @@ async function evalCommand(values: Values, args: string[]): Promise<void> {
     const perQuestion = [];
     for (const question of withAnswers) {
       const answer = await library.ask(question.question, { mode });
-      profile = answer.profile;
+      profile = answer.profile.summary;
       const score = rougeL(stripCitations(answer.text), question.answer ?? "");
       total += score;
       perQuestion.push({ id: question.id, rougeL: Number(score.toFixed(2)), citations: answer.citations.length });
@@ -376,6 +456,10 @@ export async function main(argv: string[]): Promise<void> {
         return await searchCommand(values, rest);
       case "list":
         return await listCommand(values);
+      case "status":
+        return await statusCommand(values);
+      case "extract":
+        return await extractCommand(values);
       case "entity":
         return await entityCommand(values, rest);
       case "remove":

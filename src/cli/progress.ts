@@ -1,6 +1,7 @@
 // Ingest progress for people: a live bar per video and stage on a terminal, plain lines when piped or logged.
 
 import { basename } from "node:path";
+import type { QuestionExtractionEvent } from "../answer/index.js";
 import type { IngestEvent, IngestReport, IngestResult } from "../ingest/index.js";
 
 const barWidth = 24;
@@ -96,4 +97,40 @@ export function formatSummary(report: IngestReport, providers: string[] = []): s
   if (providers.length > 0) lines.push("  providers:", ...providers.map((provider) => `    ${provider}`));
   if (report.warnings.length > 0) lines.push(`  ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"} (shown above)`);
   return lines.join("\n");
+}
+
+/**
+ * Question-time and background extraction for people: one line per round's plan, a live line per clip on a terminal
+ * (plain lines when piped), and a closing line; on stderr so stdout keeps the answer.
+ */
+export function createExtractionPrinter(stream: NodeJS.WriteStream = process.stderr): (event: QuestionExtractionEvent) => void {
+  const live = Boolean(stream.isTTY) && !process.env.CI;
+  let total = 0;
+  let done = 0;
+  return (event) => {
+    switch (event.type) {
+      case "plan":
+        stream.write(`extracting: round ${event.round}, ${event.clips.length} clips (${event.stages.join(", ")})\n`);
+        break;
+      case "extract-start":
+        total = event.clips;
+        done = 0;
+        if (total > 0 && !live) stream.write(`extracting ${total} clips\n`);
+        break;
+      case "extract-batch":
+        done += event.clipIndexes.length;
+        if (live) stream.write(`\r\x1b[2Kextracting ${bar(total > 0 ? done / total : 1)} ${done}/${total} clips (${basename(event.path)})`);
+        else stream.write(`  ${basename(event.path)}: clips ${event.clipIndexes.join(", ")} in ${event.seconds.toFixed(1)} s (${done}/${total})\n`);
+        break;
+      case "extract-clip":
+        if (live) stream.write(`\r\x1b[2Kextracting ${bar(total > 0 ? done / total : 1)} ${done}/${total} clips: ${event.stage} ${event.done}/${event.total} (${basename(event.path)})`);
+        break;
+      case "extract-done":
+        if (live && total > 0) stream.write("\r\x1b[2K");
+        if (total > 0) stream.write(`extracted ${event.clips} clips in ${event.seconds.toFixed(1)} s\n`);
+        break;
+      default:
+        break;
+    }
+  };
 }

@@ -62,6 +62,26 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    ingest: z
+      .object({
+        /** Index only what is cheap at ingest; speech, screen text, dense visual words, captions and text vectors run per clip when a question needs them, or with `extract`. */
+        incremental: z.boolean().default(false),
+        /** The light index's visual pass: one frame every this many seconds (the dense pass runs with the deferred stages). */
+        lightVisualSeconds: z.number().positive().max(600).default(10),
+      })
+      .strict()
+      .default({}),
+    extraction: z
+      .object({
+        /** Most clips a question extracts per round. */
+        maxClips: z.number().int().min(1).max(1000).default(8),
+        /** Seconds a question may spend extracting before it answers from what there is. */
+        budgetSeconds: z.number().positive().max(3600).default(60),
+        /** Rounds of planning and extraction when the answer still finds nothing relevant. */
+        rounds: z.number().int().min(1).max(10).default(2),
+      })
+      .strict()
+      .default({}),
     retrieval: z
       .object({
         /** How `ask` and `search` retrieve when no mode is given. */

@@ -1,11 +1,13 @@
-// Ingest of one media file as resumable stages: probe → subtitles → speech → screen text → visual → embeddings → commit.
-// Each stage's output is saved in the store keyed by its settings, so a killed ingest resumes where it stopped,
-// and the video becomes visible only at commit, in one transaction.
+// Ingest of one media file in two parts. The light index: probe → subtitles → where speech is (voice-activity
+// detection) → where the picture changes → a sparse visual pass → commit, after which the video is listed and searchable.
+// Then the deferred stages (speech recognition, screen text, the dense visual pass and captions, text vectors, the
+// graph) run per clip through extract-clips.ts: all of them now (full ingest), or later, where questions need them
+// (incremental). The light stages are saved as they finish, so a killed ingest resumes where it stopped; deferred work
+// is recorded per clip, so it resumes too.
 
 import { stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createHash } from "node:crypto";
 import {
   checkDecodable,
   extractAudio,
@@ -18,45 +20,31 @@ import {
   type MediaInfo,
 } from "../media/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
-import type {
-  OcrEngine,
-  Segment,
-  StageRecord,
-  Store,
-  TextEmbedder,
-  Transcriber,
-  TranscriptSegment,
-  VectorRecord,
-  Warning,
-} from "../spec/index.js";
+import type { ClipSignals, ClipStageRecord, Segment, StageRecord, Store, VectorRecord, VoiceActivityDetector } from "../spec/index.js";
 import { buildClipDocuments, type ClipSpan } from "./clip-documents.js";
+import { clipStages, derivedStageKeys, sameFrameBits, settingsKey, type ExtractionSettings } from "./clip-stages.js";
 import { hashFile, videoIdFromHash } from "./content-id.js";
-import { mapConcurrent } from "../providers/runtime/index.js";
-import { mergeScreenText, type FrameText } from "./screen-text.js";
+import { extractClips, type ExtractionEvent, type ExtractionReport } from "./extract-clips.js";
 import type { IngestEvent, IngestResult, MediaStage } from "./types.js";
-import { decodeVector, encodeVector, extractVisual, hasVisualModels, type VisualModels, type VisualStage } from "./visual-stage.js";
-import { graphNote, runGraphStage, type GraphSettings } from "./graph-stage.js";
-import { imageSpace, textSpace } from "./vector-spaces.js";
+import { decodeVector, extractVisual, hasVisualModels, meanVector, type VisualStage } from "./visual-stage.js";
+import { graphNote, runGraphStage } from "./graph-stage.js";
+import { imageSpace } from "./vector-spaces.js";
 import { framesInClip, templateCaption, visualSegments } from "./visual-words.js";
 
 /** What media ingest needs, passed in so the pipeline can run with any providers. */
-export interface MediaIngestContext {
+export interface MediaIngestContext extends ExtractionSettings {
   store: Store;
-  /** Reads screen text and bitmap subtitles; undefined turns both off. */
-  ocr?: OcrEngine;
-  /** Speech recognition for videos without subtitles; undefined turns it off. */
-  transcriber?: Transcriber;
+  /** Finds where speech is, so speech recognition later runs only there; without one each whole clip may hold speech. */
+  vad?: VoiceActivityDetector;
   clipSeconds: number;
-  /** Longest stretch without a sampled frame (keyframes are sampled too). */
-  frameGapSeconds: number;
-  /** Where temporary audio goes. */
-  tempDir: string;
-  /** Detector, tagger, image-text encoder and captioner over sampled frames; all optional. */
-  visual?: VisualModels;
-  /** Dense text vectors per clip; optional. */
-  textEmbedder?: TextEmbedder;
-  /** How the knowledge graph is read from the clips: a language model when given, the lite extractor otherwise. */
-  graph: GraphSettings;
+  /** The light index's visual pass: a frame every this many seconds (the dense pass is deferred). */
+  lightVisualSeconds: number;
+}
+
+export interface MediaIngestOptions {
+  /** Commit the light index and leave the heavy stages pending, for question time or `extract`. */
+  incremental: boolean;
+  signal?: AbortSignal;
 }
 
 interface SubtitleStage {
@@ -64,31 +52,16 @@ interface SubtitleStage {
   detail: string;
   cues: { startSecond: number; endSecond: number; text: string }[];
 }
-interface SpeechStage {
-  segments: TranscriptSegment[];
-  warnings: Warning[];
+
+/** Speech regions found by voice-activity detection; null when it did not run. */
+interface SpeechActivityStage {
+  regions: [number, number][] | null;
+  detector: string | null;
 }
-interface ScreenStage {
-  segments: Segment[];
+
+/** The frames sampled for screen changes (and later read by OCR), with their perceptual hashes. */
+interface ScreenChangesStage {
   frames: { timeSecond: number; hash: string }[];
-  ocrCount: number;
-}
-
-/** Same frame, give or take compression noise, when the 64-bit hashes differ in at most this many bits. */
-const sameFrameBits = 6;
-
-function stageKey(settings: unknown): string {
-  return createHash("sha256").update(JSON.stringify(settings)).digest("hex").slice(0, 16);
-}
-
-/** The normalised mean of a clip's frame vectors: the clip's place in image-text space. */
-function meanVector(vectors: Float32Array[]): Float32Array | undefined {
-  const first = vectors[0];
-  if (!first) return undefined;
-  const mean = new Float32Array(first.length);
-  for (const vector of vectors) for (let index = 0; index < mean.length; index++) mean[index] = (mean[index] ?? 0) + (vector[index] ?? 0);
-  const norm = Math.hypot(...mean) || 1;
-  return mean.map((value) => value / norm);
 }
 
 /** The clip that holds a second, or the last one. */
@@ -96,13 +69,34 @@ function clipIndexAt(clips: ClipSpan[], second: number): number {
   return (clips.find((clip) => second >= clip.startSecond && second < clip.endSecond) ?? clips.at(-1))?.index ?? 0;
 }
 
+/** Per clip: seconds of speech, the regions starting in it, and how often the picture changed. */
+function clipSignals(clips: ClipSpan[], regions: [number, number][] | null, frames: { timeSecond: number; hash: string }[]): ClipSignals[] {
+  return clips.map((clip) => {
+    const inClip = framesInClip(frames, clip);
+    let changes = 0;
+    inClip.forEach((frame, index) => {
+      const previous = inClip[index - 1];
+      if (previous && hashDistance(frame.hash, previous.hash) > sameFrameBits) changes++;
+    });
+    if (!regions) return { clipIndex: clip.index, screenChanges: changes };
+    const overlap = regions.reduce((sum, [start, end]) => sum + Math.max(0, Math.min(end, clip.endSecond) - Math.max(start, clip.startSecond)), 0);
+    return {
+      clipIndex: clip.index,
+      speechSeconds: Math.round(overlap * 100) / 100,
+      speechRegions: regions.filter(([start]) => clipIndexAt(clips, start) === clip.index),
+      screenChanges: changes,
+    };
+  });
+}
+
 /** Ingests one media file; never throws for bad input (the result says why), only for cancellation. */
 export async function ingestMediaFile(
   context: MediaIngestContext,
   path: string,
   emit: (event: IngestEvent) => void,
-  signal?: AbortSignal,
+  options: MediaIngestOptions,
 ): Promise<IngestResult> {
+  const { signal } = options;
   const result: IngestResult = {
     path,
     status: "failed",
@@ -125,14 +119,26 @@ export async function ingestMediaFile(
     result.videoId = videoId;
     const existing = context.store.getVideo(videoId);
     if (existing && context.store.getFingerprint(videoId) === fingerprint) {
-      return { ...result, status: "unchanged", durationSeconds: existing.durationSeconds, clipCount: existing.clipCount };
+      const unchanged: IngestResult = { ...result, status: "unchanged", durationSeconds: existing.durationSeconds, clipCount: existing.clipCount };
+      // A full ingest that was stopped after its light index finishes the deferred work it left.
+      const open = options.incremental ? [] : context.store.clipStages({ videoId, statuses: ["pending"] });
+      if (open.length === 0) return unchanged;
+      const clipIndexes = [...new Set(open.map((record) => record.clipIndex))];
+      const report = await extractClips(context.store, context, clipIndexes.map((clipIndex) => ({ videoId: existing.id, clipIndex })), {
+        signal,
+        batchClips: 8,
+        onProgress: stageEvents(path, emit, result),
+      });
+      result.warnings.push(...report.warnings);
+      result.notes.push(`resumed: deferred stages ran on ${report.clips.length} clips`, ...extractionNotes(context, report));
+      return { ...result, status: "ingested", durationSeconds: existing.durationSeconds, clipCount: existing.clipCount };
     }
 
     const saved = new Map<string, StageRecord>(context.store.loadStages(videoId).map((record) => [record.stage, record]));
     const id = videoId;
     const runStage = async <T>(stage: MediaStage, settings: unknown, work: () => Promise<T>): Promise<T> => {
       signal?.throwIfAborted();
-      const key = stageKey(settings);
+      const key = settingsKey(settings);
       const previous = saved.get(stage);
       if (previous && previous.key === key) {
         emit({ type: "stage-done", path, stage, seconds: 0, resumed: true });
@@ -156,6 +162,8 @@ export async function ingestMediaFile(
     });
     result.durationSeconds = media.durationSeconds;
 
+    // Bitmap subtitles are read here, in the light index: a cue is a small image with little text, and a film's
+    // subtitles are what most questions about it need.
     const ocr = context.ocr;
     const subtitles = await runStage<SubtitleStage>("subtitles", { version: 1, ocr: ocr?.id ?? null }, async () => {
       const found = await readSubtitles(path, media, {
@@ -170,193 +178,166 @@ export async function ingestMediaFile(
       return { source: found.source, detail: found.detail, cues: found.cues };
     });
     if (subtitles.cues.length > 0) result.notes.push(`subtitles: ${subtitles.source} (${subtitles.detail})`);
+    const hasSubtitles = subtitles.cues.length > 0;
     const bitmapOnly = media.subtitleStreams.some((stream) => stream.kind === "bitmap") && !ocr;
-    if (bitmapOnly && subtitles.cues.length === 0) {
+    if (bitmapOnly && !hasSubtitles) {
       result.warnings.push({ type: "skipped", feature: "bitmap-subtitles", detail: `${basename(path)}: OCR is off, bitmap subtitles not read` });
     }
+    if (!media.hasAudio && !hasSubtitles) {
+      result.warnings.push({ type: "skipped", feature: "speech", detail: `${basename(path)}: no audio stream and no subtitles, only what is shown is indexed` });
+    } else if (media.hasAudio && !hasSubtitles && !context.transcriber) {
+      result.warnings.push({ type: "skipped", feature: "speech", detail: `${basename(path)}: speech recognition is off and there are no subtitles` });
+    }
 
-    const transcriber = subtitles.cues.length === 0 && media.hasAudio ? context.transcriber : undefined;
-    const speech = await runStage<SpeechStage>("speech", { version: 1, transcriber: transcriber?.id ?? null }, async () => {
-      if (!transcriber) return { segments: [], warnings: [] };
-      const scratch = await mkdtemp(join(context.tempDir, "audio-"));
+    const vad = media.hasAudio && !hasSubtitles && context.transcriber ? context.vad : undefined;
+    const activity = await runStage<SpeechActivityStage>("speech-activity", { version: 1, vad: vad?.id ?? null }, async () => {
+      if (!vad) return { regions: null, detector: null };
+      const scratch = await mkdtemp(join(context.tempDir, "vad-"));
       try {
         const wavPath = join(scratch, "audio.wav");
         await extractAudio(path, wavPath, { signal });
-        const transcript = await transcriber.transcribe(wavPath, {
+        const regions = await vad.detect(wavPath, {
           signal,
-          onProgress: (done, total) => emit({ type: "stage-progress", path, stage: "speech", fraction: total > 0 ? done / total : 0 }),
+          onProgress: (done, total) => emit({ type: "stage-progress", path, stage: "speech-activity", fraction: total > 0 ? done / total : 0 }),
         });
-        return { segments: transcript.segments, warnings: transcript.warnings };
+        return { regions: regions.map((region): [number, number] => [region.startSecond, region.endSecond]), detector: vad.id };
       } finally {
         await rm(scratch, { recursive: true, force: true });
       }
     });
-    result.warnings.push(...speech.warnings);
-    if (transcriber) result.notes.push(`speech: ${transcriber.id} (${speech.segments.length} segments)`);
-    if (!media.hasAudio && subtitles.cues.length === 0) {
-      result.warnings.push({ type: "skipped", feature: "speech", detail: `${basename(path)}: no audio stream and no subtitles, only what is shown is indexed` });
-    } else if (media.hasAudio && subtitles.cues.length === 0 && !context.transcriber) {
-      result.warnings.push({ type: "skipped", feature: "speech", detail: `${basename(path)}: speech recognition is off and there are no subtitles` });
+    if (activity.regions) {
+      const speechSeconds = activity.regions.reduce((sum, [start, end]) => sum + end - start, 0);
+      result.notes.push(`speech activity: ${speechSeconds.toFixed(1)} s of speech in ${activity.regions.length} regions by ${activity.detector}`);
     }
 
     const screenSettings = { version: 1, ocr: ocr?.id ?? null, frameGapSeconds: context.frameGapSeconds };
-    const screen = await runStage<ScreenStage>("screen-text", screenSettings, async () => {
-      // Frames are sampled here to be read; with OCR off there is nothing to read them for.
-      if (!media.hasVideo || !ocr) return { segments: [], frames: [], ocrCount: 0 };
-      const frames = await sampleFrames(path, {
-        maxGapSeconds: context.frameGapSeconds,
-        durationSeconds: media.durationSeconds,
-        signal,
-      });
-      const hashes = frames.map((frame) => frameHash(frame.thumbnail));
-      // OCR only frames that differ from the last one read: a slide left up for a minute is read once.
-      const representative: number[] = [];
-      let last = -1;
-      hashes.forEach((hash, index) => {
-        if (last === -1 || hashDistance(hash, hashes[last] ?? "") > sameFrameBits) last = index;
-        representative.push(last);
-      });
-      const distinct = [...new Set(representative)];
-      let done = 0;
-      const read = await mapConcurrent(
-        distinct,
-        ocr.capabilities.maxConcurrency,
-        async (index) => {
-          const frame = frames[index];
-          const lines = frame ? await ocr.recognize({ data: frame.image, mimeType: "image/png", timeSecond: frame.timeSecond }, { mode: "screen", signal }) : [];
-          done++;
-          emit({ type: "stage-progress", path, stage: "screen-text", fraction: done / distinct.length });
-          return lines.map((line) => line.text);
-        },
-        signal,
-      );
-      const linesByFrame = new Map(distinct.map((index, position) => [index, read[position] ?? []]));
-      const frameTexts: FrameText[] = frames.map((frame, index) => ({
-        timeSecond: frame.timeSecond,
-        lines: linesByFrame.get(representative[index] ?? index) ?? [],
-      }));
-      return {
-        segments: mergeScreenText(frameTexts, media.durationSeconds),
-        frames: frames.map((frame, index) => ({ timeSecond: frame.timeSecond, hash: hashes[index] ?? "" })),
-        ocrCount: distinct.length,
-      };
+    const screen = await runStage<ScreenChangesStage>("screen-changes", screenSettings, async () => {
+      // Frames are sampled for OCR to read later; with OCR off there is nothing to read them for.
+      if (!media.hasVideo || !ocr) return { frames: [] };
+      const frames = await sampleFrames(path, { maxGapSeconds: context.frameGapSeconds, durationSeconds: media.durationSeconds, width: 320, signal });
+      return { frames: frames.map((frame) => ({ timeSecond: frame.timeSecond, hash: frameHash(frame.thumbnail) })) };
     });
-    if (ocr && media.hasVideo) result.notes.push(`screen text: ${screen.frames.length} frames sampled, ${screen.ocrCount} read by ${ocr.id}`);
 
     const clips = planClips(media.durationSeconds, context.clipSeconds);
-    const textSegments: Segment[] = [
-      ...subtitles.cues.map((cue) => ({ ...cue, source: "subtitle" as const })),
-      ...speech.segments.map((segment) => ({ startSecond: segment.startSecond, endSecond: segment.endSecond, text: segment.text, source: "speech" as const })),
-      ...screen.segments,
-    ].sort((a, b) => a.startSecond - b.startSecond);
-    const textDocuments = buildClipDocuments(id, clips, textSegments);
-
     const visualModels = context.visual;
-    const visualSettings = {
+    // The sparse pass only serves question-time planning; a full ingest runs the dense pass on every clip right away.
+    const lightModels = visualModels && options.incremental && hasVisualModels({ ...visualModels, vision: undefined })
+      ? { ...visualModels, vision: undefined, everySeconds: Math.max(visualModels.everySeconds, context.lightVisualSeconds) }
+      : undefined;
+    const lightSettings = {
       version: 1,
-      detector: visualModels?.detector?.id ?? null,
-      tagger: visualModels?.tagger?.id ?? null,
-      imageText: visualModels?.imageText?.id ?? null,
-      vision: visualModels?.vision?.id ?? null,
-      everySeconds: visualModels?.everySeconds ?? null,
+      detector: lightModels?.detector?.id ?? null,
+      tagger: lightModels?.tagger?.id ?? null,
+      imageText: lightModels?.imageText?.id ?? null,
+      everySeconds: lightModels?.everySeconds ?? null,
       clipSeconds: context.clipSeconds,
     };
-    const visual = await runStage<VisualStage>("visual", visualSettings, async () =>
-      visualModels && hasVisualModels(visualModels)
-        ? extractVisual(
-            path,
-            media,
-            clips,
-            (clip) => textDocuments[clip.index]?.transcript ?? "",
-            visualModels,
-            (fraction) => emit({ type: "stage-progress", path, stage: "visual", fraction }),
-            signal,
-          )
+    const light = await runStage<VisualStage>("visual-light", lightSettings, async () =>
+      lightModels
+        ? extractVisual(path, media, clips, () => "", lightModels, (fraction) => emit({ type: "stage-progress", path, stage: "visual-light", fraction }), signal)
         : { frames: [], frameVectors: [], captions: [] },
     );
-    const everySeconds = visualModels?.everySeconds ?? 2;
-    const vlmCaptions = new Map(visual.captions.map((caption) => [caption.clipIndex, caption.text]));
-    const captionSegments: Segment[] = clips.flatMap((clip) => {
-      const text = vlmCaptions.get(clip.index) ?? templateCaption(framesInClip(visual.frames, clip), textDocuments[clip.index]?.screen ?? "");
-      return text ? [{ startSecond: clip.startSecond, endSecond: clip.endSecond, text, source: "caption" as const }] : [];
-    });
-    if (visual.frames.length > 0) {
-      const models = [visualModels?.detector?.id, visualModels?.tagger?.id, visualModels?.imageText?.id].filter(Boolean).join(", ");
-      result.notes.push(`visual: ${visual.frames.length} frames (one every ${everySeconds} s) by ${models}`);
-    }
-    if (visual.captions.length > 0) result.notes.push(`captions: ${visual.captions.length} clips by ${visualModels?.vision?.id}`);
-    else if (captionSegments.length > 0) result.notes.push(`captions: ${captionSegments.length} clips from templates (no vision-language model)`);
 
-    const segments: Segment[] = [...textSegments, ...visualSegments(visual.frames, everySeconds, media.durationSeconds), ...captionSegments].sort(
-      (a, b) => a.startSecond - b.startSecond,
-    );
+    const segments: Segment[] = [
+      ...subtitles.cues.map((cue) => ({ ...cue, source: "subtitle" as const })),
+      ...clips.flatMap((clip) => {
+        const frames = framesInClip(light.frames, clip);
+        const clipEnd = Math.min(clip.endSecond, media.durationSeconds);
+        const caption = templateCaption(frames, "");
+        return [
+          ...visualSegments(frames, lightModels?.everySeconds ?? 10, clipEnd).map((segment) => ({ ...segment, clipIndex: clip.index })),
+          ...(caption ? [{ startSecond: clip.startSecond, endSecond: clipEnd, text: caption, source: "caption" as const, clipIndex: clip.index }] : []),
+        ];
+      }),
+    ].sort((a, b) => a.startSecond - b.startSecond);
     const documents = buildClipDocuments(id, clips, segments);
 
-    const embedder = context.textEmbedder;
-    const clipTexts = documents.map((document) => [document.visual, document.transcript, document.screen].filter(Boolean).join("\n"));
-    const embeddingSettings = { version: 1, embedder: embedder?.id ?? null, texts: stageKey(clipTexts) };
-    const embeddings = await runStage<{ clipIndex: number; vector: string }[]>("embeddings", embeddingSettings, async () => {
-      if (!embedder) return [];
-      const wanted = documents.filter((_, index) => clipTexts[index]?.trim());
-      const vectors = await embedder.embed(wanted.map((document) => clipTexts[document.index] ?? ""), { signal });
-      return wanted.map((document, index) => ({ clipIndex: document.index, vector: encodeVector(vectors[index] ?? new Float32Array()) }));
-    });
-    if (embedder && embeddings.length > 0) result.notes.push(`text vectors: ${embeddings.length} clips by ${embedder.id}`);
-
-    const vectors: VectorRecord[] = embeddings.map((entry) => ({
-      space: textSpace({ id: embedder?.id ?? "" }),
-      owner: "clip" as const,
-      videoId: id,
-      clipIndex: entry.clipIndex,
-      vector: decodeVector(entry.vector),
-    }));
-    const frameSpace = imageSpace({ id: visualModels?.imageText?.id ?? "" });
-    if (visual.frameVectors.length > 0) {
-      const frameVectors = visual.frameVectors.map(decodeVector);
-      visual.frames.forEach((frame, index) => {
+    const vectors: VectorRecord[] = [];
+    const encoder = lightModels?.imageText;
+    if (encoder && light.frameVectors.length > 0) {
+      const space = imageSpace(encoder);
+      const frameVectors = light.frameVectors.map(decodeVector);
+      light.frames.forEach((frame, index) => {
         const vector = frameVectors[index];
-        if (vector) vectors.push({ space: frameSpace, owner: "frame", videoId: id, clipIndex: clipIndexAt(clips, frame.timeSecond), timeSecond: frame.timeSecond, vector });
+        if (vector) vectors.push({ space, owner: "frame", videoId: id, clipIndex: clipIndexAt(clips, frame.timeSecond), timeSecond: frame.timeSecond, vector });
       });
       for (const clip of clips) {
-        const mean = meanVector(frameVectors.filter((_, index) => clipIndexAt(clips, visual.frames[index]?.timeSecond ?? -1) === clip.index));
-        if (mean) vectors.push({ space: frameSpace, owner: "clip", videoId: id, clipIndex: clip.index, vector: mean });
+        const mean = meanVector(frameVectors.filter((_, index) => clipIndexAt(clips, light.frames[index]?.timeSecond ?? -1) === clip.index));
+        if (mean) vectors.push({ space, owner: "clip", videoId: id, clipIndex: clip.index, vector: mean });
       }
     }
 
-    const graph = await runGraphStage(context.graph, documents, runStage, {
-      signal,
-      onProgress: (fraction) => emit({ type: "stage-progress", path, stage: "graph", fraction }),
-    });
-    result.notes.push(graphNote(graph));
+    // The lite graph is cheap enough for the light index; a language model's waits for clips to be extracted.
+    const lightGraph = options.incremental && !context.graph.model;
+    const graph = lightGraph
+      ? await runGraphStage(context.graph, documents, runStage, { signal, onProgress: (fraction) => emit({ type: "stage-progress", path, stage: "graph", fraction }) })
+      : undefined;
+
+    const video = {
+      id,
+      path,
+      title: basename(path),
+      durationSeconds: media.durationSeconds,
+      kind: "media" as const,
+      sizeBytes: media.sizeBytes,
+      width: media.width,
+      height: media.height,
+      hasAudio: media.hasAudio,
+      hasVideo: media.hasVideo,
+      timesEstimated: false,
+    };
+    const derivedKeys = derivedStageKeys(context);
+    const stages = clipStages(context);
+    const records: ClipStageRecord[] = clips.flatMap((clip) => [
+      ...stages
+        .filter((stage) => stage.appliesTo({ ...video, ingestedAt: "", clipCount: clips.length }, hasSubtitles))
+        .map((stage) => ({ clipIndex: clip.index, stage: stage.name, key: stage.settingsKey, status: stage.enabled ? ("pending" as const) : ("done" as const) })),
+      { clipIndex: clip.index, stage: "embeddings", key: derivedKeys.embeddings, status: context.textEmbedder ? "pending" : "done" },
+      { clipIndex: clip.index, stage: "graph", key: derivedKeys.graph, status: lightGraph ? "done" : "pending" },
+    ]);
 
     signal?.throwIfAborted();
     emit({ type: "stage-start", path, stage: "commit" });
     const started = performance.now();
     context.store.commitVideo({
-      video: {
-        id,
-        path,
-        title: basename(path),
-        durationSeconds: media.durationSeconds,
-        kind: "media",
-        sizeBytes: media.sizeBytes,
-        width: media.width,
-        height: media.height,
-        hasAudio: media.hasAudio,
-        hasVideo: media.hasVideo,
-        timesEstimated: false,
-      },
+      video,
       clips: documents,
       segments,
       frames: screen.frames,
       vectors,
       graph,
       fingerprint,
+      signals: clipSignals(clips, activity.regions, screen.frames),
+      clipStages: records,
     });
     result.stageSeconds.commit = (performance.now() - started) / 1000;
     emit({ type: "stage-done", path, stage: "commit", seconds: result.stageSeconds.commit, resumed: false });
-    if (segments.length === 0) {
-      result.warnings.push({ type: "degraded", feature: "text", detail: `${basename(path)}: no subtitles, speech, screen text or visual words found; nothing to search in it yet` });
+    if (graph) result.notes.push(graphNote(graph));
+    if (light.frames.length > 0) result.notes.push(`visual (light): ${light.frames.length} frames (one every ${lightModels?.everySeconds} s)`);
+
+    const pending = records.filter((record) => record.status === "pending");
+    if (options.incremental) {
+      const pendingClips = new Set(pending.map((record) => record.clipIndex)).size;
+      const pendingStages = [...new Set(pending.map((record) => record.stage))];
+      if (pendingClips > 0) result.notes.push(`deferred: ${pendingStages.join(", ")} on ${pendingClips} clips`);
+    } else if (pending.length > 0) {
+      const report = await extractClips(context.store, context, clips.map((clip) => ({ videoId: id, clipIndex: clip.index })), {
+        signal,
+        batchClips: 8,
+        onProgress: stageEvents(path, emit, result),
+      });
+      result.warnings.push(...report.warnings);
+      result.notes.push(...extractionNotes(context, report));
+      for (const failure of report.failed.slice(0, 3)) {
+        result.warnings.push({ type: "degraded", feature: failure.stage, detail: `${basename(path)} clip ${failure.clipIndex}: ${failure.error}` });
+      }
+    }
+    if (context.store.getSegments(id, 0, Number.POSITIVE_INFINITY).length === 0) {
+      result.warnings.push({
+        type: "degraded",
+        feature: "text",
+        detail: `${basename(path)}: no subtitles, speech, screen text or visual words found${options.incremental && pending.length > 0 ? " yet (deferred work is pending)" : "; nothing to search in it yet"}`,
+      });
     }
     return { ...result, status: "ingested", clipCount: clips.length };
   } catch (error) {
@@ -366,4 +347,44 @@ export async function ingestMediaFile(
     if (videoId && failure.code.startsWith("INPUT_")) context.store.discardStages(videoId);
     return { ...result, status: "failed", error: { code: failure.code, message: failure.message } };
   }
+}
+
+/** Extraction progress as the ingest stage events a progress bar already draws. */
+function stageEvents(path: string, emit: (event: IngestEvent) => void, result: IngestResult): (event: ExtractionEvent) => void {
+  let current: { stage: MediaStage; started: number } | undefined;
+  const finish = (): void => {
+    if (!current) return;
+    const seconds = (performance.now() - current.started) / 1000;
+    result.stageSeconds[current.stage] = (result.stageSeconds[current.stage] ?? 0) + seconds;
+    emit({ type: "stage-done", path, stage: current.stage, seconds, resumed: false });
+    current = undefined;
+  };
+  return (event) => {
+    if (event.type === "extract-stage") {
+      finish();
+      current = { stage: event.stage, started: performance.now() };
+      emit({ type: "stage-start", path, stage: event.stage });
+    } else if (event.type === "extract-clip" && current) {
+      emit({ type: "stage-progress", path, stage: current.stage, fraction: event.done / event.total });
+    } else if (event.type === "extract-batch" || event.type === "extract-done") {
+      finish();
+    }
+  };
+}
+
+/** Summary lines of what the deferred stages did, as full ingest has always reported them. */
+function extractionNotes(context: MediaIngestContext, report: ExtractionReport): string[] {
+  const notes: string[] = [];
+  const clipsWith = (stage: string): number => report.clips.filter((clip) => clip.stages.some((name) => name === stage)).length;
+  if (context.transcriber && clipsWith("speech") > 0) notes.push(`speech: ${context.transcriber.id} (${(report.work.speech ?? 0).toFixed(1)} s of audio in ${clipsWith("speech")} clips)`);
+  if (context.ocr && clipsWith("screen-text") > 0) notes.push(`screen text: ${report.work["screen-text"] ?? 0} frames read by ${context.ocr.id}`);
+  const visual = context.visual;
+  if (visual && hasVisualModels(visual) && clipsWith("visual") > 0) {
+    const models = [visual.detector?.id, visual.tagger?.id, visual.imageText?.id].filter(Boolean).join(", ");
+    if (models) notes.push(`visual: ${report.work.visual ?? 0} frames (one every ${visual.everySeconds} s) by ${models}`);
+    notes.push(visual.vision ? `captions: ${clipsWith("visual")} clips by ${visual.vision.id}` : `captions: ${clipsWith("visual")} clips from templates (no vision-language model)`);
+  }
+  if (context.textEmbedder && clipsWith("embeddings") > 0) notes.push(`text vectors: ${clipsWith("embeddings")} clips by ${context.textEmbedder.id}`);
+  if (clipsWith("graph") > 0) notes.push(`graph: rebuilt by ${context.graph.model?.id ?? "the lite extractor"}`);
+  return notes;
 }

@@ -2,8 +2,14 @@
 
 import type { ErrorCode, Warning } from "../spec/index.js";
 
-/** The stages a media file goes through, in order. */
-export const mediaStages = ["probe", "subtitles", "speech", "screen-text", "visual", "embeddings", "graph", "commit"] as const;
+/**
+ * The stages a media file goes through, in order: the light index up to its commit, then the deferred stages, which
+ * incremental ingest leaves for question time.
+ */
+export const mediaStages = [
+  "probe", "subtitles", "speech-activity", "screen-changes", "visual-light", "commit",
+  "speech", "screen-text", "visual", "embeddings", "graph",
+] as const;
 export type MediaStage = (typeof mediaStages)[number] | "transcript";
 
 export type IngestEvent =
@@ -42,6 +48,8 @@ export interface IngestReport {
 }
 
 export interface IngestOptions {
+  /** Commit only the light index and leave the heavy stages pending, for question time or `extract` (default: the configuration's `ingest.incremental`). */
+  incremental?: boolean;
   onProgress?: (event: IngestEvent) => void;
   signal?: AbortSignal;
 }

@@ -3,7 +3,6 @@
 // frames streamed, so memory stays at one clip's frames.
 
 import { encodeJpeg, sampleRgbFrames } from "../media/index.js";
-import type { MediaInfo } from "../media/index.js";
 import type { Detector, ImageTextEncoder, LanguageModel, RgbImage, Tagger } from "../spec/index.js";
 import type { ClipSpan } from "./clip-documents.js";
 import { readableLabel, spreadEvenly, type FrameLabels } from "./visual-words.js";
@@ -73,10 +72,20 @@ async function captionClip(model: LanguageModel, clip: ClipSpan, frames: RgbImag
   return result.text.trim();
 }
 
-/** Runs the configured visual models over the video's frames. */
+/** The normalised mean of a clip's frame vectors: the clip's place in image-text space. */
+export function meanVector(vectors: Float32Array[]): Float32Array | undefined {
+  const first = vectors[0];
+  if (!first) return undefined;
+  const mean = new Float32Array(first.length);
+  for (const vector of vectors) for (let index = 0; index < mean.length; index++) mean[index] = (mean[index] ?? 0) + (vector[index] ?? 0);
+  const norm = Math.hypot(...mean) || 1;
+  return mean.map((value) => value / norm);
+}
+
+/** Runs the configured visual models over the frames of the given clips (from the first one's start to the last one's end). */
 export async function extractVisual(
   path: string,
-  media: MediaInfo,
+  media: { hasVideo: boolean; durationSeconds: number },
   clips: ClipSpan[],
   transcriptOf: (clip: ClipSpan) => string,
   models: VisualModels,
@@ -126,7 +135,10 @@ export async function extractVisual(
     clipPosition++;
   };
 
-  for await (const frame of sampleRgbFrames(path, { everySeconds: models.everySeconds, maxSide: frameMaxSide, signal })) {
+  const startSecond = clips[0]?.startSecond ?? 0;
+  const endSecond = Math.min(clips.at(-1)?.endSecond ?? media.durationSeconds, media.durationSeconds);
+  if (!(endSecond > startSecond)) return stage;
+  for await (const frame of sampleRgbFrames(path, { everySeconds: models.everySeconds, maxSide: frameMaxSide, startSecond, endSecond, signal })) {
     const time = frame.timeSecond ?? 0;
     while (clipPosition < clips.length - 1 && time >= (clips[clipPosition]?.endSecond ?? Infinity)) await finishClip();
     if (models.vision) clipFrames.push(frame);

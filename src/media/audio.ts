@@ -5,15 +5,31 @@ import { VideoRagError } from "../spec/index.js";
 import { ffmpegPath } from "./ffmpeg-path.js";
 import { lastMeaningfulLine, runProcess } from "./run-process.js";
 
+export interface ExtractAudioOptions {
+  /** Where the extract starts, in seconds; default the start. */
+  startSecond?: number;
+  /** How long the extract is; default to the end. */
+  durationSeconds?: number;
+  signal?: AbortSignal;
+}
+
 /**
- * Writes the first audio stream of `path` to `wavPath` as 16 kHz mono signed 16-bit PCM WAV.
+ * Writes the first audio stream of `path` (or the stretch given) to `wavPath` as 16 kHz mono signed 16-bit PCM WAV.
  * Callers check `MediaInfo.hasAudio` first; a file without audio fails with INPUT_UNSUPPORTED.
  */
-export async function extractAudio(path: string, wavPath: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+export async function extractAudio(path: string, wavPath: string, options: ExtractAudioOptions = {}): Promise<void> {
+  const startSecond = options.startSecond ?? 0;
+  if (!(startSecond >= 0)) throw new VideoRagError("ARGUMENT_INVALID", `startSecond must be >= 0, not ${startSecond}`);
+  if (options.durationSeconds !== undefined && !(options.durationSeconds > 0)) {
+    throw new VideoRagError("ARGUMENT_INVALID", `durationSeconds must be > 0, not ${options.durationSeconds}`);
+  }
   const result = await runProcess(
     "ffmpeg",
     [
       "-hide_banner", "-nostdin", "-v", "error", "-y",
+      // An input seek: exact for audio, and ffmpeg reads nothing before it.
+      ...(startSecond > 0 ? ["-ss", String(startSecond)] : []),
+      ...(options.durationSeconds !== undefined ? ["-t", String(options.durationSeconds)] : []),
       "-i", ffmpegPath(path),
       "-map", "0:a:0", "-vn", "-sn", "-dn",
       "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav",

@@ -117,6 +117,32 @@ export async function sampleFrames(path: string, options: SampleFramesOptions = 
   }
 }
 
+/**
+ * One frame at `second` as a grayscale PNG at most `width` pixels wide (smaller videos keep their size): what OCR reads
+ * when the light index kept only the frame's time and hash. An accurate seek, decoding from the keyframe before it.
+ * INPUT_CORRUPT when no frame comes out there, TOOL_FAILED when ffmpeg fails.
+ */
+export async function grayFrameAt(path: string, second: number, options: { width?: number; signal?: AbortSignal } = {}): Promise<Buffer> {
+  const width = options.width ?? 1280;
+  if (!(second >= 0)) throw new VideoRagError("ARGUMENT_INVALID", `second must be >= 0, not ${second}`);
+  const result = await runProcess(
+    "ffmpeg",
+    [
+      "-hide_banner", "-nostdin", "-nostats", "-v", "error",
+      "-ss", seconds(second), "-i", ffmpegPath(path),
+      "-map", "0:V:0", "-frames:v", "1",
+      "-vf", `scale='min(${width},iw)':-2,format=gray`,
+      "-c:v", "png", "-f", "image2pipe", "pipe:1",
+    ],
+    { signal: options.signal, allowFailure: true },
+  );
+  if (result.exitCode !== 0) {
+    throw new VideoRagError("TOOL_FAILED", `ffmpeg could not decode the frame at ${second} s: ${result.stderr.trim().split("\n").at(-1) ?? ""}`, { subject: path });
+  }
+  if (result.stdout.length === 0) throw new VideoRagError("INPUT_CORRUPT", `no frame could be decoded at ${second} s`, { subject: path });
+  return result.stdout;
+}
+
 /** A pass over the whole video, streamed through stdout: its decoder options and the frames it keeps. */
 interface Scan {
   inputOptions: string[];

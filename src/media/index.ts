@@ -5,6 +5,7 @@ export { probeMedia, checkDecodable, type MediaInfo, type SubtitleStreamInfo } f
 export { planClips, type PlannedClip } from "./clip-plan.js";
 export {
   sampleFrames,
+  grayFrameAt,
   frameHash,
   hashDistance,
   thumbnailWidth,
@@ -12,7 +13,7 @@ export {
   type SampledFrame,
   type SampleFramesOptions,
 } from "./frame-sample.js";
-export { extractAudio } from "./audio.js";
+export { extractAudio, type ExtractAudioOptions } from "./audio.js";
 export { extractWav, readFrameEnergies, readWavLayout, requireSpeechLayout, type WavLayout } from "./wav-file.js";
 export {
   quietestCut,

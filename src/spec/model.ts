@@ -38,6 +38,8 @@ export interface Segment {
   endSecond: number;
   text: string;
   source: SegmentSource;
+  /** The clip whose extraction wrote it: re-running a stage on that clip replaces it. Absent for whole-video text. */
+  clipIndex?: number;
 }
 
 /** A sampled frame, kept by time (pixels are not stored). */
@@ -113,15 +115,44 @@ export interface Warning {
   detail: string;
 }
 
+/** How an answer was made, as data; `summary` is the line a face prints. */
+export interface AnswerProfile {
+  /** lite: no language model wrote it. */
+  profile: "lite" | "language-model";
+  /** extractive: sentences of the moments; language-model: written from numbered evidence; frames: with the moments'
+   * frames; re-description: with the best moments described again from frames chosen for the question. */
+  strategy: "extractive" | "language-model" | "frames" | "re-description";
+  mode: RetrievalMode;
+  /** The retrievers behind the moments, in a fixed order ("video", "bm25", "dense", "graph", "visual"). */
+  retrievers: string[];
+  /** The models behind the answer and the retrievers that used one. */
+  models: { answer?: string; dense?: string; visual?: string };
+  /** Moments a vision-language model described again for the question. */
+  redescribedMoments: number;
+  /** Clips whose deferred stages ran for this question. */
+  extractedClips: number;
+  summary: string;
+}
+
+/** What question-time extraction did for an answer. */
+export interface AnswerExtraction {
+  clips: { videoId: string; clipIndex: number; stages: string[] }[];
+  seconds: number;
+  /** Rounds of planning and extraction that ran. */
+  rounds: number;
+}
+
 export interface Answer {
   text: string;
   citations: Citation[];
-  /** Which profile/providers produced the answer, e.g. "lite (extractive, bm25)". */
-  profile: string;
+  /** Which profile, strategy, retrievers and models produced the answer. */
+  profile: AnswerProfile;
   warnings: Warning[];
   timings: Record<string, number>;
   /** The retrieval mode used. */
   mode?: RetrievalMode;
   /** The moments the answer was drawn from, with how each was found. */
   moments?: Hit[];
+  /** Deferred work run on the library for this question (incremental libraries). */
+  extraction?: AnswerExtraction;
 }

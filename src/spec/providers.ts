@@ -153,3 +153,17 @@ export interface Tagger {
   /** One list per image, best first. */
   tag(images: RgbImage[], options?: CallOptions & { topK?: number; minScore?: number }): Promise<Tag[][]>;
 }
+
+/** A stretch of audio where someone speaks, in seconds from the start of the audio. */
+export interface SpeechRegion {
+  startSecond: number;
+  endSecond: number;
+}
+
+/** Finds where speech is in 16 kHz mono audio (voice-activity detection): cheap, so it belongs to the light index. */
+export interface VoiceActivityDetector {
+  readonly id: string;
+  readonly capabilities: { sampleRate: 16000; maxConcurrency: number };
+  /** `wavPath` is a 16 kHz mono 16-bit PCM WAV file; regions in time order, not overlapping. */
+  detect(wavPath: string, options?: CallOptions & { onProgress?: (doneSeconds: number, totalSeconds: number) => void }): Promise<SpeechRegion[]>;
+}

@@ -15,6 +15,69 @@ export interface VideoContent {
   vectors?: VectorRecord[];
   /** Chunks, entities and relations read from the video; merged into the library's graph when the video commits. */
   graph?: VideoGraph;
+  /** The light index's signals per clip, for planning deferred work. */
+  signals?: ClipSignals[];
+  /** Deferred work per clip and stage, recorded with the video. */
+  clipStages?: ClipStageRecord[];
+}
+
+/** Where one deferred stage stands on one clip. */
+export type ClipStageStatus = "pending" | "done" | "failed";
+
+/** A deferred stage's state on one clip, keyed by the stage's settings: a changed key means the work is pending again. */
+export interface ClipStageRecord {
+  clipIndex: number;
+  stage: string;
+  key: string;
+  status: ClipStageStatus;
+  /** Why it failed, as `CODE: message`. */
+  error?: string;
+}
+
+export interface ClipStageState extends ClipStageRecord {
+  videoId: string;
+}
+
+/** What the light index knows of a clip before its heavy stages run: where speech is, how often the picture changes. */
+export interface ClipSignals {
+  clipIndex: number;
+  /** Seconds of speech found by voice-activity detection; undefined when it was not run (no detector, no audio). */
+  speechSeconds?: number;
+  /** The speech regions that start in this clip (they may run past its end); undefined when not known. */
+  speechRegions?: [startSecond: number, endSecond: number][];
+  /** Distinct pictures among the frames sampled in the clip, minus one: 0 for a still shot. */
+  screenChanges: number;
+  /** How many questions planned this clip for extraction or cited it. */
+  asked?: number;
+}
+
+/** A deferred stage's output written back for some clips of a ready video, in one transaction. */
+export interface ClipWriteBack {
+  videoId: string;
+  /** The clips' new documents, re-indexed for BM25; the whole-video document is rebuilt from all clips. */
+  documents: ClipDocument[];
+  /** For each clip, the sources whose segments it owns are deleted before `segments` are inserted. */
+  replaces: { clipIndex: number; sources: SegmentSource[] }[];
+  /** New segments, each owned by a clip (`clipIndex`). */
+  segments: Segment[];
+  /** Vectors added or replaced (same space, owner, clip and time). */
+  vectors: VectorRecord[];
+  /** Clips whose frame vectors are all replaced by those in `vectors` (a new visual pass over them). */
+  replaceFrameVectors?: number[];
+  /** The video's whole graph, replacing the stored one (entities it no longer names lose this video's sources). */
+  graph?: VideoGraph;
+  stages: ClipStageRecord[];
+}
+
+/** Deferred work over the library: clips are extracted when every stage on them is done. */
+export interface ExtractionStatus {
+  videos: number;
+  clips: number;
+  extractedClips: number;
+  pendingClips: number;
+  failedClips: number;
+  stages: Record<string, { done: number; pending: number; failed: number }>;
+  byVideo: { videoId: string; clips: number; extractedClips: number; pendingClips: number; failedClips: number }[];
 }
 
 /** A clip with its text per channel: the document BM25 indexes. */
@@ -128,7 +191,7 @@ export interface Store {
   /** Best videos first, BM25 over each video's whole text (all clips as one document per field). */
   searchVideos(query: LexicalQuery): VideoMatch[];
   getClips(keys: { videoId: string; clipIndex: number }[]): ClipDocument[];
-  /** Segments of a video overlapping [startSecond, endSecond). */
+  /** Segments of a video overlapping [startSecond, endSecond), with the clip that owns each where one does. */
   getSegments(videoId: string, startSecond: number, endSecond: number): (Segment & { source: SegmentSource })[];
   /** Number of clip documents containing the term after the store's analysis, and the total; for query weighting. */
   termDocumentFrequency(terms: string[]): { frequencies: Map<string, number>; documentCount: number };
@@ -169,6 +232,23 @@ export interface Store {
    */
   setEntityDescriptions(updates: EntityDescriptionUpdate[]): number;
   graphStats(): GraphStats;
+
+  /** Frames sampled by the light index in [startSecond, endSecond), by time. */
+  getFrames(videoId: string, startSecond: number, endSecond: number): Frame[];
+  /** The light signals of a ready video's clips (all of them when `clipIndexes` is absent), by clip. */
+  clipSignals(videoId: string, clipIndexes?: number[]): ClipSignals[];
+  /** Counts a question's interest in these clips, so background extraction serves them first. */
+  markAsked(clips: { videoId: string; clipIndex: number }[]): void;
+  /** Deferred stage states of ready videos, filtered; by video, clip and stage. */
+  clipStages(filter?: { videoId?: string; statuses?: ClipStageStatus[] }): ClipStageState[];
+  /**
+   * Writes a stage's output back for some clips of a ready video in one transaction: segments, documents (FTS),
+   * vectors, graph and stage states. VIDEO_NOT_FOUND when the video is not (or no longer) ready.
+   */
+  writeBack(update: ClipWriteBack): void;
+  /** Marks `stage` pending, with the new key, on every clip where it was recorded under another key; how many. */
+  refreshStageKey(stage: string, key: string): number;
+  extractionStatus(): ExtractionStatus;
 
   close(): void;
 }

@@ -246,8 +246,36 @@ CREATE INDEX entity_vector_buckets_by_entity ON entity_vector_buckets (entity_ke
   }
 }
 
+/**
+ * Version 5: incremental extraction.
+ * - Deferred stages are recorded per clip in `clip_stages` with the key of the settings they ran (or will run) under;
+ *   a changed key is a pending stage again. The status index serves the planner's "what is left" and `status`.
+ * - A segment remembers the clip whose extraction wrote it, so re-running a stage on a clip replaces exactly its text.
+ *   Rows from before this version have none: they belong to the whole video.
+ * - Clips carry the light index's signals (seconds of speech, picture changes) and how often questions asked for them.
+ */
+const schemaV5 = `
+ALTER TABLE segments ADD COLUMN clip_index INTEGER;
+CREATE INDEX segments_by_clip ON segments (video_key, clip_index, source);
+ALTER TABLE clips ADD COLUMN speech_seconds REAL;
+ALTER TABLE clips ADD COLUMN speech_regions TEXT;
+ALTER TABLE clips ADD COLUMN screen_changes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE clips ADD COLUMN asked INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE clip_stages (
+  video_key INTEGER NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  clip_index INTEGER NOT NULL,
+  stage TEXT NOT NULL,
+  key TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'done', 'failed')),
+  error TEXT,
+  PRIMARY KEY (video_key, clip_index, stage)
+) WITHOUT ROWID;
+CREATE INDEX clip_stages_by_status ON clip_stages (status, video_key, clip_index);
+CREATE INDEX clip_stages_by_stage ON clip_stages (stage, key);
+`;
+
 /** Migrations by the version they lead to; index 0 creates version 1. */
-const migrations: (string | ((db: Database.Database) => void))[] = [schemaV1, schemaV2, schemaV3, schemaV4];
+const migrations: (string | ((db: Database.Database) => void))[] = [schemaV1, schemaV2, schemaV3, schemaV4, schemaV5];
 
 export const schemaVersion = migrations.length;
 

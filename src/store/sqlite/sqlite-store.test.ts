@@ -227,6 +227,10 @@ test("a library written with schema 3 files its entity vectors into buckets when
   first.close();
   const raw = new Database(path);
   raw.exec(`DROP TABLE entity_vector_buckets; DROP INDEX entities_by_change;`);
+  // And what version 5 added, so the migration runs from a true version 3.
+  raw.exec(`DROP TABLE clip_stages; DROP INDEX segments_by_clip; ALTER TABLE segments DROP COLUMN clip_index;
+    ALTER TABLE clips DROP COLUMN speech_seconds; ALTER TABLE clips DROP COLUMN speech_regions;
+    ALTER TABLE clips DROP COLUMN screen_changes; ALTER TABLE clips DROP COLUMN asked;`);
   raw.pragma("user_version = 3");
   raw.close();
 

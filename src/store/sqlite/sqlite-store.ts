@@ -9,6 +9,12 @@ import { VideoRagError } from "../../spec/index.js";
 import type {
   Chunk,
   ClipDocument,
+  ClipSignals,
+  ClipStageState,
+  ClipStageStatus,
+  ClipWriteBack,
+  ExtractionStatus,
+  Frame,
   ClipMatch,
   EntityDescriptionUpdate,
   EntityMatch,
@@ -516,6 +522,8 @@ class SqliteStore implements Store {
       deleteVideo: db.prepare(`DELETE FROM videos WHERE key = ?`),
       deleteClipFts: db.prepare(`DELETE FROM clip_fts WHERE rowid IN (SELECT key FROM clips WHERE video_key = ?)`),
       deleteVideoFts: db.prepare(`DELETE FROM video_fts WHERE rowid = ?`),
+      deleteClipFtsRow: db.prepare(`DELETE FROM clip_fts WHERE rowid = ?`),
+      videoClipIndexes: db.prepare(`SELECT clip_index FROM clips WHERE video_key = ?`).pluck(),
       deleteClips: db.prepare(`DELETE FROM clips WHERE video_key = ?`),
       deleteSegments: db.prepare(`DELETE FROM segments WHERE video_key = ?`),
       deleteFrames: db.prepare(`DELETE FROM frames WHERE video_key = ?`),
@@ -524,7 +532,42 @@ class SqliteStore implements Store {
         VALUES (?, ?, ?, ?, ?, ?, ?)`),
       insertClipFts: db.prepare(`INSERT INTO clip_fts (rowid, transcript, screen, visual, video) VALUES (?, ?, ?, ?, ?)`),
       insertVideoFts: db.prepare(`INSERT INTO video_fts (rowid, transcript, screen, visual, video) VALUES (?, ?, ?, ?, ?)`),
-      insertSegment: db.prepare(`INSERT INTO segments (video_key, start_second, end_second, text, source) VALUES (?, ?, ?, ?, ?)`),
+      insertSegment: db.prepare(`INSERT INTO segments (video_key, start_second, end_second, text, source, clip_index)
+        VALUES (?, ?, ?, ?, ?, ?)`),
+      deleteClipSegments: db.prepare(`DELETE FROM segments WHERE video_key = ? AND clip_index = ?
+        AND source IN (SELECT value FROM json_each(?))`),
+      setClipSignals: db.prepare(`UPDATE clips SET speech_seconds = ?, speech_regions = ?, screen_changes = ?
+        WHERE video_key = ? AND clip_index = ?`),
+      clipSignals: db.prepare(`SELECT c.clip_index, c.speech_seconds, c.speech_regions, c.screen_changes, c.asked
+        FROM clips c JOIN videos v ON v.key = c.video_key WHERE v.id = ? AND v.status = 'ready' ORDER BY c.clip_index`),
+      markAsked: db.prepare(`UPDATE clips SET asked = asked + 1
+        WHERE video_key = (SELECT key FROM videos WHERE id = ? AND status = 'ready') AND clip_index = ?`),
+      clipKey: db.prepare(`SELECT key FROM clips WHERE video_key = ? AND clip_index = ?`).pluck(),
+      updateClip: db.prepare(`UPDATE clips SET transcript = ?, screen = ?, visual = ? WHERE key = ?`),
+      videoClipTexts: db.prepare(`SELECT transcript, screen, visual FROM clips WHERE video_key = ? ORDER BY clip_index`),
+      upsertClipStage: db.prepare(`INSERT INTO clip_stages (video_key, clip_index, stage, key, status, error)
+        VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (video_key, clip_index, stage) DO UPDATE SET key = excluded.key, status = excluded.status,
+          error = excluded.error`),
+      deleteClipStages: db.prepare(`DELETE FROM clip_stages WHERE video_key = ?`),
+      clipStages: db.prepare(`SELECT v.id AS video_id, s.clip_index, s.stage, s.key, s.status, s.error
+        FROM clip_stages s CROSS JOIN videos v ON v.key = s.video_key
+        WHERE v.status = 'ready' AND (@videoId IS NULL OR v.id = @videoId)
+          AND (@statuses IS NULL OR s.status IN (SELECT value FROM json_each(@statuses)))
+        ORDER BY v.key, s.clip_index, s.stage`),
+      refreshStageKey: db.prepare(`UPDATE clip_stages SET key = @key, status = 'pending', error = NULL
+        WHERE stage = @stage AND key <> @key`),
+      stageCounts: db.prepare(`SELECT s.stage, s.status, count(*) AS count FROM clip_stages s
+        JOIN videos v ON v.key = s.video_key WHERE v.status = 'ready' GROUP BY s.stage, s.status`),
+      clipCounts: db.prepare(`SELECT v.id AS video_id, count(*) AS clips,
+          sum(ifnull(x.failed, 0) > 0) AS failed, sum(ifnull(x.failed, 0) = 0 AND ifnull(x.pending, 0) > 0) AS pending
+        FROM videos v JOIN clips c ON c.video_key = v.key
+        LEFT JOIN (SELECT video_key, clip_index, sum(status = 'pending') AS pending, sum(status = 'failed') AS failed
+          FROM clip_stages WHERE status <> 'done' GROUP BY video_key, clip_index) x
+          ON x.video_key = c.video_key AND x.clip_index = c.clip_index
+        WHERE v.status = 'ready' GROUP BY v.key ORDER BY v.ingested_at DESC, v.key DESC`),
+      framesInRange: db.prepare(`SELECT f.time_second, f.hash FROM frames f JOIN videos v ON v.key = f.video_key
+        WHERE v.id = ? AND v.status = 'ready' AND f.time_second >= ? AND f.time_second < ? ORDER BY f.time_second`),
       insertFrame: db.prepare(`INSERT INTO frames (video_key, time_second, hash) VALUES (?, ?, ?)`),
       loadStages: db.prepare(`SELECT s.stage, s.key, s.output FROM stages s JOIN videos v ON v.key = s.video_key
         WHERE v.id = ? ORDER BY s.rowid`),
@@ -534,7 +577,7 @@ class SqliteStore implements Store {
         FROM clips c JOIN videos v ON v.key = c.video_key WHERE c.key IN (SELECT value FROM json_each(?))`),
       clip: db.prepare(`SELECT v.id AS video_id, c.clip_index, c.start_second, c.end_second, c.transcript, c.screen, c.visual
         FROM clips c JOIN videos v ON v.key = c.video_key WHERE v.id = ? AND v.status = 'ready' AND c.clip_index = ?`),
-      segments: db.prepare(`SELECT s.start_second, s.end_second, s.text, s.source FROM segments s
+      segments: db.prepare(`SELECT s.start_second, s.end_second, s.text, s.source, s.clip_index FROM segments s
         JOIN videos v ON v.key = s.video_key
         WHERE v.id = ? AND v.status = 'ready' AND s.start_second < ? AND (s.end_second > ? OR s.start_second >= ?)
         ORDER BY s.start_second, s.rowid`),
@@ -547,6 +590,7 @@ class SqliteStore implements Store {
         VALUES (?, ?, ?, ?, ?, ?)
         ON CONFLICT (video_key, space_key, owner, clip_index, ifnull(time_second, -1)) DO UPDATE SET vector = excluded.vector`),
       deleteVectors: db.prepare(`DELETE FROM vectors WHERE video_key = ?`),
+      deleteClipFrameVectors: db.prepare(`DELETE FROM vectors WHERE video_key = ? AND clip_index = ? AND owner = 'frame'`),
       pruneSpaces: db.prepare(`DELETE FROM vector_spaces
         WHERE NOT EXISTS (SELECT 1 FROM vectors WHERE space_key = vector_spaces.key)`),
       vectorSpaces: db.prepare(`SELECT s.name AS space, s.dimensions, count(*) AS count
@@ -606,6 +650,7 @@ class SqliteStore implements Store {
     this.statements.deleteClips.run(videoKey);
     this.statements.deleteSegments.run(videoKey);
     this.statements.deleteFrames.run(videoKey);
+    this.statements.deleteClipStages.run(videoKey);
     this.statements.deleteVectors.run(videoKey);
     this.statements.pruneSpaces.run();
     return touched;
@@ -922,9 +967,23 @@ class SqliteStore implements Store {
           key, whole.transcript.join("\n"), [...whole.screen].join("\n"), whole.visual.join("\n"), token,
         );
         for (const segment of content.segments) {
-          this.statements.insertSegment.run(key, segment.startSecond, segment.endSecond, segment.text, segment.source);
+          this.statements.insertSegment.run(
+            key, segment.startSecond, segment.endSecond, segment.text, segment.source, segment.clipIndex ?? null,
+          );
         }
         for (const frame of content.frames) this.statements.insertFrame.run(key, frame.timeSecond, frame.hash ?? null);
+        for (const signal of content.signals ?? []) {
+          this.statements.setClipSignals.run(
+            signal.speechSeconds ?? null,
+            signal.speechRegions ? JSON.stringify(signal.speechRegions) : null,
+            signal.screenChanges,
+            key,
+            signal.clipIndex,
+          );
+        }
+        for (const record of content.clipStages ?? []) {
+          this.statements.upsertClipStage.run(key, record.clipIndex, record.stage, record.key, record.status, record.error ?? null);
+        }
         this.writeVectors(key, video.id, content.vectors ?? []);
         if (content.graph) {
           this.writeGraph(key, video.id, content.graph, new Set(content.clips.map((clip) => clip.index)));
@@ -1144,8 +1203,15 @@ class SqliteStore implements Store {
           end_second: number;
           text: string;
           source: SegmentSource;
+          clip_index: number | null;
         }[]
-      ).map((row) => ({ startSecond: row.start_second, endSecond: row.end_second, text: row.text, source: row.source })),
+      ).map((row) => ({
+        startSecond: row.start_second,
+        endSecond: row.end_second,
+        text: row.text,
+        source: row.source,
+        ...(row.clip_index === null ? {} : { clipIndex: row.clip_index }),
+      })),
     );
   }
 
@@ -1300,6 +1366,157 @@ class SqliteStore implements Store {
 
   graphStats(): GraphStats {
     return this.guard("cannot count the graph", () => this.statements.graphStats.get() as GraphStats);
+  }
+
+  getFrames(videoId: string, startSecond: number, endSecond: number): Frame[] {
+    return this.guard("cannot read frames", () =>
+      (this.statements.framesInRange.all(videoId, startSecond, endSecond) as { time_second: number; hash: string | null }[]).map(
+        (row) => ({ timeSecond: row.time_second, ...(row.hash ? { hash: row.hash } : {}) }),
+      ),
+    );
+  }
+
+  clipSignals(videoId: string, clipIndexes?: number[]): ClipSignals[] {
+    return this.guard("cannot read clip signals", () => {
+      const wanted = clipIndexes ? new Set(clipIndexes) : undefined;
+      const rows = this.statements.clipSignals.all(videoId) as {
+        clip_index: number;
+        speech_seconds: number | null;
+        speech_regions: string | null;
+        screen_changes: number;
+        asked: number;
+      }[];
+      return rows
+        .filter((row) => !wanted || wanted.has(row.clip_index))
+        .map((row) => ({
+          clipIndex: row.clip_index,
+          ...(row.speech_seconds === null ? {} : { speechSeconds: row.speech_seconds }),
+          ...(row.speech_regions === null ? {} : { speechRegions: JSON.parse(row.speech_regions) as [number, number][] }),
+          screenChanges: row.screen_changes,
+          asked: row.asked,
+        }));
+    });
+  }
+
+  markAsked(clips: { videoId: string; clipIndex: number }[]): void {
+    this.guard("cannot mark clips asked", () =>
+      this.db.transaction(() => {
+        for (const clip of clips) this.statements.markAsked.run(clip.videoId, clip.clipIndex);
+      }).immediate(),
+    );
+  }
+
+  clipStages(filter: { videoId?: string; statuses?: ClipStageStatus[] } = {}): ClipStageState[] {
+    return this.guard("cannot read clip stages", () =>
+      (
+        this.statements.clipStages.all({
+          videoId: filter.videoId ?? null,
+          statuses: filter.statuses ? JSON.stringify(filter.statuses) : null,
+        }) as { video_id: string; clip_index: number; stage: string; key: string; status: ClipStageStatus; error: string | null }[]
+      ).map((row) => ({
+        videoId: row.video_id,
+        clipIndex: row.clip_index,
+        stage: row.stage,
+        key: row.key,
+        status: row.status,
+        ...(row.error === null ? {} : { error: row.error }),
+      })),
+    );
+  }
+
+  writeBack(update: ClipWriteBack): void {
+    this.guard(`cannot write back to ${update.videoId}`, () =>
+      this.db.transaction(() => {
+        const row = this.readyRow(update.videoId);
+        if (!row) throw new VideoRagError("VIDEO_NOT_FOUND", `no video ${update.videoId} to write back to`, { subject: update.videoId });
+        const videoKey = row.key;
+        for (const replace of update.replaces) {
+          this.statements.deleteClipSegments.run(videoKey, replace.clipIndex, JSON.stringify(replace.sources));
+        }
+        for (const segment of update.segments) {
+          this.statements.insertSegment.run(
+            videoKey, segment.startSecond, segment.endSecond, segment.text, segment.source, segment.clipIndex ?? null,
+          );
+        }
+        const token = videoToken(videoKey);
+        for (const document of update.documents) {
+          const clipKey = this.statements.clipKey.get(videoKey, document.index) as number | undefined;
+          if (clipKey === undefined) {
+            throw new VideoRagError("ARGUMENT_INVALID", `${update.videoId} has no clip ${document.index}`, { subject: update.videoId });
+          }
+          // Contentless FTS rows cannot be updated in place: delete by rowid, then insert the new text.
+          this.statements.deleteClipFtsRow.run(clipKey);
+          this.statements.updateClip.run(document.transcript, document.screen, document.visual, clipKey);
+          this.statements.insertClipFts.run(clipKey, document.transcript, document.screen, document.visual, token);
+        }
+        if (update.documents.length > 0) this.writeVideoFts(videoKey);
+        for (const clipIndex of update.replaceFrameVectors ?? []) this.statements.deleteClipFrameVectors.run(videoKey, clipIndex);
+        this.writeVectors(videoKey, update.videoId, update.vectors);
+        if ((update.replaceFrameVectors ?? []).length > 0) this.statements.pruneSpaces.run();
+        if (update.graph) {
+          const touched: TouchedGraph = {
+            entityKeys: this.statements.videoEntityKeys.all(videoKey) as number[],
+            relationKeys: this.statements.videoRelationKeys.all(videoKey) as number[],
+          };
+          this.statements.deleteEntitySources.run(videoKey);
+          this.statements.deleteRelationSources.run(videoKey);
+          this.statements.deleteChunks.run(videoKey);
+          const clipIndexes = (this.statements.videoClipIndexes.all(videoKey) as number[]);
+          this.writeGraph(videoKey, update.videoId, update.graph, new Set(clipIndexes));
+          this.pruneGraph(touched);
+        }
+        for (const record of update.stages) {
+          this.statements.upsertClipStage.run(videoKey, record.clipIndex, record.stage, record.key, record.status, record.error ?? null);
+        }
+      }).immediate(),
+    );
+  }
+
+  refreshStageKey(stage: string, key: string): number {
+    return this.guard(`cannot refresh stage ${stage}`, () =>
+      this.db.transaction(() => this.statements.refreshStageKey.run({ stage, key }).changes).immediate(),
+    );
+  }
+
+  extractionStatus(): ExtractionStatus {
+    return this.guard("cannot read the extraction status", () => {
+      const stages: ExtractionStatus["stages"] = {};
+      for (const row of this.statements.stageCounts.all() as { stage: string; status: ClipStageStatus; count: number }[]) {
+        const entry = (stages[row.stage] ??= { done: 0, pending: 0, failed: 0 });
+        entry[row.status] = row.count;
+      }
+      const byVideo = (this.statements.clipCounts.all() as { video_id: string; clips: number; failed: number; pending: number }[]).map((row) => ({
+        videoId: row.video_id,
+        clips: row.clips,
+        extractedClips: row.clips - row.failed - row.pending,
+        pendingClips: row.pending,
+        failedClips: row.failed,
+      }));
+      const sum = (pick: (entry: (typeof byVideo)[number]) => number): number => byVideo.reduce((total, entry) => total + pick(entry), 0);
+      return {
+        videos: byVideo.length,
+        clips: sum((entry) => entry.clips),
+        extractedClips: sum((entry) => entry.extractedClips),
+        pendingClips: sum((entry) => entry.pendingClips),
+        failedClips: sum((entry) => entry.failedClips),
+        stages,
+        byVideo,
+      };
+    });
+  }
+
+  /** Rewrites the whole-video BM25 document from its clips, as commitVideo first wrote it. */
+  private writeVideoFts(videoKey: number): void {
+    const whole = { transcript: [] as string[], screen: new Set<string>(), visual: [] as string[] };
+    for (const clip of this.statements.videoClipTexts.all(videoKey) as { transcript: string; screen: string; visual: string }[]) {
+      whole.transcript.push(clip.transcript);
+      for (const line of clip.screen.split("\n")) if (line.trim()) whole.screen.add(line.trim());
+      whole.visual.push(clip.visual);
+    }
+    this.statements.deleteVideoFts.run(videoKey);
+    this.statements.insertVideoFts.run(
+      videoKey, whole.transcript.join("\n"), [...whole.screen].join("\n"), whole.visual.join("\n"), videoToken(videoKey),
+    );
   }
 
   close(): void {

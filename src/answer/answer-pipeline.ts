@@ -1,0 +1,321 @@
+// The answer path as one pipeline: plan → extract → retrieve → answer. Question-time extraction (incremental libraries)
+// plans clips from the light index, runs the deferred stages there and writes them back, and goes round again when the
+// answer still finds nothing relevant; then the moments are retrieved and one strategy answers: extractive sentences, a
+// language model over numbered evidence, with the moments' frames, or with the best moments re-described from frames.
+// The library passes in what touches the platform (retrieval over its store, the frame source, the extractor).
+
+import type { ExtractionEvent, ExtractionReport } from "../ingest/index.js";
+import { analyzeText, judgeRelevance, questionKinds, termKey, type Retrieval } from "../retrieval/index.js";
+import { VideoRagError, toVideoRagError } from "../spec/index.js";
+import type {
+  Answer,
+  AnswerExtraction,
+  AnswerProfile,
+  ClipDocument,
+  Hit,
+  ImageInput,
+  ImageTextEncoder,
+  LanguageModel,
+  RetrievalMode,
+  Segment,
+  Store,
+  TextEmbedder,
+  Warning,
+} from "../spec/index.js";
+import { buildEvidence } from "./build-evidence.js";
+import { streamLlmAnswer } from "./llm-answer.js";
+import { clipId, planExtraction, type PlannedClip, type PlannedStage } from "./plan-extraction.js";
+import { redescribeClip } from "./redescribe-clip.js";
+
+/** Progress of question-time extraction: each round's plan, then the extractor's own events. */
+export type QuestionExtractionEvent = { type: "plan"; round: number; stages: PlannedStage[]; clips: PlannedClip[] } | ExtractionEvent;
+
+/** Frames of a moment chosen for the question; none when the source cannot give them (the text still answers). */
+export type FrameSource = (
+  path: string,
+  startSecond: number,
+  endSecond: number,
+  options: { count: number; question: string; imageText?: ImageTextEncoder; signal?: AbortSignal },
+) => Promise<ImageInput[]>;
+
+/** Question-time extraction as the library configures it. */
+export interface QuestionExtraction {
+  maxClips: number;
+  budgetSeconds: number;
+  rounds: number;
+  extract(
+    clips: { videoId: string; clipIndex: number }[],
+    stages: PlannedStage[],
+    options: { budgetSeconds: number; onProgress?: (event: ExtractionEvent) => void; signal?: AbortSignal },
+  ): Promise<ExtractionReport>;
+}
+
+export interface AnswerContext {
+  store: Store;
+  llm?: LanguageModel;
+  textEmbedder?: TextEmbedder;
+  imageText?: ImageTextEncoder;
+  retrieve(question: string, options: { mode?: RetrievalMode; limit: number; signal?: AbortSignal }): Promise<Retrieval>;
+  /** The moments a retrieval ranks, merged and trimmed for display. */
+  hits(question: string, retrieval: Retrieval, limit: number): Hit[];
+  /** The lite answer: the moments' sentences that carry the question's rarest words, each cited. */
+  extractive(question: string, moments: Hit[], maxSentences?: number): Omit<Answer, "profile" | "timings">;
+  timesEstimated(videoId: string): boolean;
+  frames: FrameSource;
+  /** Frames a vision-language model sees when it re-describes a moment. */
+  redescribeFrames: number;
+  /** Absent: the library answers from what is indexed. */
+  extraction?: QuestionExtraction;
+}
+
+export interface AnswerOptions {
+  limit?: number;
+  maxSentences?: number;
+  onText?: (delta: string) => void;
+  onExtraction?: (event: QuestionExtractionEvent) => void;
+  frames?: boolean;
+  mode?: RetrievalMode;
+  /** false: answer from what is indexed, extract nothing. Default true. */
+  extract?: boolean;
+  signal?: AbortSignal;
+}
+
+/** The order retrievers are named in a profile. */
+const retrieverOrder = ["video", "bm25", "dense", "graph", "visual"];
+/** Frames given per moment when a vision-language model answers; the best moments first until the model's limit. */
+const framesPerMoment = 4;
+/** Moments a vision-language model re-describes for the question in hybrid mode. */
+const redescribedMoments = 3;
+/** The share of the question's content words the best moments must hold for the light rule to call it answered. */
+const answeredCoverage = 0.5;
+
+export async function answerQuestion(question: string, context: AnswerContext, options: AnswerOptions = {}): Promise<Answer> {
+  const started = performance.now();
+  if (!question.trim()) throw new VideoRagError("ARGUMENT_INVALID", "the question is empty");
+  const limit = options.limit ?? 8;
+  const warnings: Warning[] = [];
+  const extraction = options.extract === false || !context.extraction ? undefined : await extractForQuestion(question, context, options, warnings);
+  const extracted = performance.now();
+
+  const found = await context.retrieve(question, { mode: options.mode, limit: limit * 2, signal: options.signal });
+  const moments = context.hits(question, found, limit);
+  const retrieved = performance.now();
+  const timings = (finished: number): Record<string, number> => ({
+    ...(extraction ? { extractionMs: Math.round(extracted - started) } : {}),
+    retrievalMs: Math.round(retrieved - extracted),
+    answerMs: Math.round(finished - retrieved),
+    totalMs: Math.round(finished - started),
+  });
+  const used = retrieverOrder.filter((retriever) => moments.some((moment) => moment.retriever.split("+").includes(retriever)));
+  const base = {
+    mode: found.mode,
+    retrievers: used,
+    models: {
+      ...(used.includes("dense") && context.textEmbedder ? { dense: context.textEmbedder.id } : {}),
+      ...(used.includes("visual") && context.imageText ? { visual: context.imageText.id } : {}),
+    },
+    extractedClips: extraction?.clips.length ?? 0,
+  };
+  const answered = { mode: found.mode, moments, ...(extraction ? { extraction } : {}) };
+
+  const llm = context.llm;
+  if (llm) {
+    let streamed = false;
+    const onText = (delta: string): void => {
+      streamed = true;
+      options.onText?.(delta);
+    };
+    try {
+      const written = await languageModelAnswer(question, llm, moments, found, context, { ...options, onText });
+      return {
+        ...answered,
+        text: written.text,
+        citations: written.citations,
+        warnings: [...warnings, ...found.warnings, ...written.warnings],
+        profile: profileOf({ ...base, profile: "language-model", strategy: written.strategy, models: { ...base.models, answer: llm.id }, redescribedMoments: written.redescribed }),
+        timings: timings(performance.now()),
+      };
+    } catch (error) {
+      const failure = toVideoRagError(error);
+      // Half an answer already on the user's screen cannot be taken back; otherwise the extractive answer stands in.
+      if (streamed || failure.code === "INTERRUPTED" || options.signal?.aborted) throw failure;
+      warnings.push({ type: "fallback", feature: "answers", detail: `${llm.id} failed (${failure.code}: ${failure.message}); extractive answer instead` });
+    }
+  }
+  const answer = context.extractive(question, moments, options.maxSentences);
+  options.onText?.(answer.text);
+  return {
+    ...answered,
+    ...answer,
+    warnings: [...found.warnings, ...warnings, ...answer.warnings],
+    profile: profileOf({ ...base, profile: "lite", strategy: "extractive", redescribedMoments: 0 }),
+    timings: timings(performance.now()),
+  };
+}
+
+/** The profile line a face prints, derived from the data. */
+export function profileOf(profile: Omit<AnswerProfile, "summary">): AnswerProfile {
+  const models = [profile.models.dense ? `dense: ${profile.models.dense}` : "", profile.models.visual ? `visual: ${profile.models.visual}` : ""].filter(Boolean);
+  const retrievers = `${profile.mode} mode: ${profile.retrievers.join("+") || "nothing found"}${models.length > 0 ? ` (${models.join(", ")})` : ""}`;
+  const extracted = profile.extractedClips > 0 ? `, ${profile.extractedClips} clips extracted for this question` : "";
+  const summary =
+    profile.profile === "lite"
+      ? `lite (${retrievers} retrieval, extractive answer, no language model${extracted})`
+      : `${profile.models.answer} answer${profile.strategy === "frames" ? " with frames" : ""}${
+          profile.redescribedMoments > 0 ? `, ${profile.redescribedMoments} moments re-described from frames` : ""
+        } over ${retrievers} retrieval${extracted}`;
+  return { ...profile, summary };
+}
+
+/** The language-model strategies: evidence with frames, or the best moments re-described for the question. */
+async function languageModelAnswer(
+  question: string,
+  llm: LanguageModel,
+  moments: Hit[],
+  found: Retrieval,
+  context: AnswerContext,
+  options: AnswerOptions,
+): Promise<{ text: string; citations: Answer["citations"]; warnings: Warning[]; strategy: AnswerProfile["strategy"]; redescribed: number }> {
+  // Hybrid with a vision-language model: the best moments are described again for this question, from frames chosen
+  // for it, and that description leads their evidence; other modes hand the frames to the answer itself.
+  const redescribe = found.mode === "hybrid" && llm.capabilities.acceptsImages && options.frames !== false;
+  const withFrames = llm.capabilities.acceptsImages && (options.frames === true || (options.frames !== false && !redescribe));
+  const { store, imageText, signal } = { ...context, signal: options.signal };
+  const descriptions = new Map<Hit, Segment>();
+  if (redescribe) {
+    for (const moment of moments.slice(0, redescribedMoments)) {
+      const count = Math.min(context.redescribeFrames, llm.capabilities.maxImages);
+      const images = await context.frames(moment.path, moment.startSecond, moment.endSecond, { count, question, imageText, signal });
+      if (images.length === 0) continue;
+      const transcript = store
+        .getSegments(moment.videoId, moment.startSecond, moment.endSecond)
+        .filter((segment) => segment.source !== "visual" && segment.source !== "caption")
+        .map((segment) => segment.text)
+        .join(" ");
+      const text = await redescribeClip(llm, { question, keywords: found.keywords ?? [], images, transcript, signal });
+      if (text) descriptions.set(moment, { startSecond: moment.startSecond, endSecond: moment.endSecond, text, source: "caption" });
+    }
+  }
+  const evidence = buildEvidence(moments, {
+    segmentsOf: (moment) => {
+      const description = descriptions.get(moment);
+      return [...(description ? [description] : []), ...store.getSegments(moment.videoId, moment.startSecond, moment.endSecond)];
+    },
+    timesEstimated: context.timesEstimated,
+  });
+  if (withFrames) {
+    let budget = llm.capabilities.maxImages;
+    const done = new Set<string>();
+    for (const item of evidence) {
+      const key = `${item.videoId}@${item.startSecond}`;
+      if (budget <= 0 || done.has(key)) continue;
+      done.add(key);
+      const images = await context.frames(item.path, item.startSecond, item.endSecond, { count: Math.min(framesPerMoment, budget), question, imageText, signal });
+      if (images.length > 0) {
+        item.images = images;
+        budget -= images.length;
+      }
+    }
+  }
+  const answer = await streamLlmAnswer({ question, evidence, model: llm, signal, onText: options.onText });
+  return {
+    text: answer.text,
+    citations: answer.citations,
+    warnings: answer.warnings,
+    strategy: descriptions.size > 0 ? "re-description" : withFrames ? "frames" : "language-model",
+    redescribed: descriptions.size,
+  };
+}
+
+/** The distinct stems of the question's content words. */
+function questionStems(question: string): Set<string> {
+  return new Set(analyzeText(question).map(termKey));
+}
+
+/**
+ * Whether the best moments can answer: the language model's yes for the best clip when there is one, else the light
+ * rule: together the top moments hold at least half of the question's content words.
+ */
+async function answersQuestion(question: string, retrieval: Retrieval, context: AnswerContext, signal?: AbortSignal): Promise<boolean> {
+  const top = retrieval.clips.slice(0, 3);
+  if (top.length === 0) return false;
+  const documents: ClipDocument[] = context.store.getClips(top.map((clip) => ({ videoId: clip.videoId, clipIndex: clip.clipIndex })));
+  if (context.llm && documents[0]) {
+    try {
+      const [verdict] = await judgeRelevance(context.llm, question, [documents[0]], { signal });
+      return verdict === true;
+    } catch (error) {
+      if (signal?.aborted) throw error;
+    }
+  }
+  const wanted = questionStems(question);
+  if (wanted.size === 0) return true;
+  const held = new Set(documents.flatMap((document) => analyzeText(`${document.transcript}\n${document.screen}\n${document.visual}`).map(termKey)));
+  const covered = [...wanted].filter((stem) => held.has(stem)).length;
+  return covered / wanted.size >= answeredCoverage;
+}
+
+/** Plans and runs the deferred stages the question needs, round by round, within the time budget. */
+async function extractForQuestion(question: string, context: AnswerContext, options: AnswerOptions, warnings: Warning[]): Promise<AnswerExtraction | undefined> {
+  const settings = context.extraction;
+  if (!settings) return undefined;
+  const { store } = context;
+  if (store.clipStages({ statuses: ["pending"] }).length === 0) return undefined;
+  const started = performance.now();
+  const kinds = questionKinds(question);
+  const planned = new Set<string>();
+  const result: AnswerExtraction = { clips: [], seconds: 0, rounds: 0 };
+  for (let round = 1; round <= settings.rounds; round++) {
+    options.signal?.throwIfAborted();
+    const left = settings.budgetSeconds - (performance.now() - started) / 1000;
+    if (left <= 0) break;
+    const light = await context.retrieve(question, { mode: options.mode, limit: settings.maxClips * 3, signal: options.signal });
+    if (await answersQuestion(question, light, context, options.signal)) break;
+    const pending = store.clipStages({ statuses: ["pending"] });
+    if (pending.length === 0) break;
+    const plan = await planExtraction({
+      kinds,
+      candidates: light.clips.map((clip) => ({ videoId: clip.videoId, clipIndex: clip.clipIndex })),
+      pending,
+      signals: (videoId) => store.clipSignals(videoId),
+      videos: store.listVideos(),
+      exclude: planned,
+      maxClips: settings.maxClips,
+      relevant: context.llm ? relevanceFilter(question, context, options.signal, warnings) : undefined,
+    });
+    if (plan.clips.length === 0) break;
+    for (const clip of plan.clips) planned.add(clipId(clip));
+    options.onExtraction?.({ type: "plan", round, stages: plan.stages, clips: plan.clips });
+    store.markAsked(plan.clips);
+    const report = await settings.extract(plan.clips, plan.stages, { budgetSeconds: left, onProgress: options.onExtraction, signal: options.signal });
+    result.rounds = round;
+    result.clips.push(...report.clips);
+    for (const failure of report.failed.slice(0, 3)) {
+      warnings.push({ type: "degraded", feature: failure.stage, detail: `clip ${failure.clipIndex} of ${failure.videoId}: ${failure.error}` });
+    }
+    if (report.leftForLater > 0) {
+      warnings.push({ type: "degraded", feature: "extraction", detail: `the ${settings.budgetSeconds} s extraction budget ran out; ${report.leftForLater} planned clips were left for later` });
+      break;
+    }
+  }
+  result.seconds = Math.round(((performance.now() - started) / 1000) * 100) / 100;
+  return result;
+}
+
+/** The language model's yes/no per candidate clip; a failing model keeps every candidate, with a warning. */
+function relevanceFilter(question: string, context: AnswerContext, signal: AbortSignal | undefined, warnings: Warning[]) {
+  return async (candidates: { videoId: string; clipIndex: number }[]): Promise<boolean[]> => {
+    const llm = context.llm;
+    if (!llm) return candidates.map(() => true);
+    const documents = context.store.getClips(candidates);
+    try {
+      const verdicts = await judgeRelevance(llm, question, documents, { signal });
+      const byId = new Map(documents.map((document, index) => [`${document.videoId}#${document.index}`, verdicts[index] ?? true]));
+      return candidates.map((candidate) => byId.get(clipId(candidate)) ?? true);
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      warnings.push({ type: "fallback", feature: "extraction-filter", detail: `${llm.id} could not judge the planned clips (${toVideoRagError(error).code}); all were kept` });
+      return candidates.map(() => true);
+    }
+  };
+}

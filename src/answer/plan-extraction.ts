@@ -1,0 +1,112 @@
+// The planner of question-time extraction (the iRAG design): which clips are worth running the heavy stages on for this
+// question, and which stages. Candidates come from the light index (BM25 over the text there is, visual words, image-text
+// vectors), filtered for relevance and capped; a question the light index cannot place falls back to clips never
+// extracted, those with the most speech or picture change first. A clip is planned only for stages still pending on it,
+// so nothing is extracted twice.
+
+import type { QuestionKind } from "../retrieval/index.js";
+import type { ClipSignals, ClipStageState, Video } from "../spec/index.js";
+
+/** The stages a planner can choose; embeddings and the graph follow whatever text they change. */
+export type PlannedStage = "speech" | "screen-text" | "visual";
+
+/** The stages that can answer a question of each kind; a question of no clear kind gets the text stages and pictures. */
+export function stagesForKinds(kinds: readonly QuestionKind[]): PlannedStage[] {
+  if (kinds.length === 0) return ["speech", "screen-text", "visual"];
+  const stages = new Set<PlannedStage>();
+  for (const kind of kinds) stages.add(kind === "said" ? "speech" : kind === "written" ? "screen-text" : "visual");
+  return (["speech", "screen-text", "visual"] as const).filter((stage) => stages.has(stage));
+}
+
+export interface PlanCandidate {
+  videoId: string;
+  clipIndex: number;
+}
+
+export interface PlanInput {
+  kinds: readonly QuestionKind[];
+  /** Clips the light index ranked for the question, best first. */
+  candidates: PlanCandidate[];
+  /** Pending (not done, not failed) stage states of the library. */
+  pending: ClipStageState[];
+  /** Light signals of the videos with pending work. */
+  signals: (videoId: string) => ClipSignals[];
+  videos: Video[];
+  /** Clips planned in earlier rounds of this question. */
+  exclude: ReadonlySet<string>;
+  maxClips: number;
+  /** The language model's yes/no per candidate, when one is configured; the lite rule keeps every placed candidate. */
+  relevant?: (candidates: PlanCandidate[]) => Promise<boolean[]>;
+}
+
+export interface PlannedClip extends PlanCandidate {
+  /** placed: the light index found the question's words or pictures there; prior: a fallback by speech or picture change. */
+  reason: "placed" | "prior";
+  stages: PlannedStage[];
+}
+
+export interface ExtractionPlan {
+  stages: PlannedStage[];
+  clips: PlannedClip[];
+}
+
+export const clipId = (clip: PlanCandidate): string => `${clip.videoId}#${clip.clipIndex}`;
+
+export async function planExtraction(input: PlanInput): Promise<ExtractionPlan> {
+  const stages = stagesForKinds(input.kinds);
+  const open = new Map<string, Set<PlannedStage>>();
+  for (const state of input.pending) {
+    if (!(stages as readonly string[]).includes(state.stage)) continue;
+    const id = clipId(state);
+    const set = open.get(id) ?? new Set<PlannedStage>();
+    set.add(state.stage as PlannedStage);
+    open.set(id, set);
+  }
+  const stagesOf = (clip: PlanCandidate): PlannedStage[] => [...(open.get(clipId(clip)) ?? [])];
+  const available = (clip: PlanCandidate): boolean => open.has(clipId(clip)) && !input.exclude.has(clipId(clip));
+
+  const seen = new Set<string>();
+  let placed = input.candidates.filter((clip) => {
+    const id = clipId(clip);
+    if (seen.has(id) || !available(clip)) return false;
+    seen.add(id);
+    return true;
+  });
+  placed = placed.slice(0, input.maxClips * 2);
+  if (input.relevant && placed.length > 0) {
+    const verdicts = await input.relevant(placed);
+    placed = placed.filter((_, index) => verdicts[index] !== false);
+  }
+  const clips: PlannedClip[] = placed.slice(0, input.maxClips).map((clip) => ({ ...clip, reason: "placed", stages: stagesOf(clip) }));
+  if (clips.length > 0) return { stages, clips };
+
+  // Nothing placed: clips whose stages for this kind of question never ran, the most promising first.
+  const recency = new Map(input.videos.map((video, position) => [video.id, position]));
+  const videoIds = [...new Set([...open.keys()].map((id) => id.slice(0, id.lastIndexOf("#"))))];
+  const scored: { clip: PlanCandidate; score: number; asked: number }[] = [];
+  for (const videoId of videoIds) {
+    const video = input.videos.find((entry) => entry.id === videoId);
+    for (const signal of input.signals(videoId)) {
+      const clip = { videoId, clipIndex: signal.clipIndex };
+      if (!available(clip)) continue;
+      // Unknown speech (no voice-activity detector) counts as a clip full of it when the video has sound.
+      const speech = signal.speechSeconds ?? (video?.hasAudio ? 30 : 0);
+      const wantsSpeech = stagesOf(clip).includes("speech");
+      const wantsPictures = stagesOf(clip).some((stage) => stage !== "speech");
+      const score = (wantsSpeech ? speech : 0) + (wantsPictures ? 3 * signal.screenChanges : 0);
+      if (wantsSpeech && speech === 0 && !wantsPictures) continue;
+      scored.push({ clip, score, asked: signal.asked ?? 0 });
+    }
+  }
+  scored.sort(
+    (a, b) =>
+      b.score - a.score ||
+      b.asked - a.asked ||
+      (recency.get(a.clip.videoId) ?? 0) - (recency.get(b.clip.videoId) ?? 0) ||
+      a.clip.clipIndex - b.clip.clipIndex,
+  );
+  return {
+    stages,
+    clips: scored.slice(0, input.maxClips).map(({ clip }) => ({ ...clip, reason: "prior", stages: stagesOf(clip) })),
+  };
+}

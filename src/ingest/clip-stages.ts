@@ -1,0 +1,272 @@
+// The deferred stages as data: each is a named, versioned unit with a settings key that runs on a set of clips and
+// returns what it found per clip. Full ingest runs every stage on every clip; incremental ingest records them pending
+// and question-time extraction runs some of them on a few clips. Either way the same code runs (extract-clips.ts).
+
+import { mkdtemp, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { extractAudio, grayFrameAt, hashDistance } from "../media/index.js";
+import { mapConcurrent } from "../providers/runtime/index.js";
+import type {
+  ClipSignals,
+  Frame,
+  OcrEngine,
+  Segment,
+  SegmentSource,
+  TextEmbedder,
+  Transcriber,
+  VectorRecord,
+  Video,
+  Warning,
+} from "../spec/index.js";
+import type { ClipSpan } from "./clip-documents.js";
+import type { GraphSettings } from "./graph-stage.js";
+import { mergeScreenText, type FrameText } from "./screen-text.js";
+import { imageSpace } from "./vector-spaces.js";
+import { decodeVector, extractVisual, hasVisualModels, meanVector, type VisualModels } from "./visual-stage.js";
+import { framesInClip, templateCaption, visualSegments } from "./visual-words.js";
+
+/** The deferred stages in the order they run on a clip: later ones read what earlier ones wrote. */
+export const deferredStages = ["speech", "screen-text", "visual", "embeddings", "graph"] as const;
+export type DeferredStage = (typeof deferredStages)[number];
+
+/** Stages that read a clip's text: when an earlier stage rewrites it, these run again on that clip. */
+export const derivedStages: readonly DeferredStage[] = ["embeddings", "graph"];
+
+/** Same frame, give or take compression noise, when the 64-bit hashes differ in at most this many bits. */
+export const sameFrameBits = 6;
+
+/** The providers and settings deferred stages run with. */
+export interface ExtractionSettings {
+  /** Speech recognition for videos without subtitles; undefined turns it off. */
+  transcriber?: Transcriber;
+  /** Reads screen text; undefined turns it off. */
+  ocr?: OcrEngine;
+  /** The dense visual pass (a frame every `everySeconds`) and clip captions; undefined turns it off. */
+  visual?: VisualModels;
+  /** Dense text vectors per clip. */
+  textEmbedder?: TextEmbedder;
+  graph: GraphSettings;
+  frameGapSeconds: number;
+  /** Where temporary audio goes. */
+  tempDir: string;
+}
+
+/** What a stage sees of one clip. */
+export interface ClipInput {
+  video: Video;
+  clip: ClipSpan;
+  signals: ClipSignals;
+  /** The clip's segments as the earlier stages of this run left them. */
+  segments: Segment[];
+  /** Frames the light index sampled in the clip, with their hashes. */
+  frames: Frame[];
+}
+
+/** What a stage found on one clip: segments it owns (replacing its earlier ones) and vectors. */
+export interface ClipOutput {
+  segments: Segment[];
+  vectors: VectorRecord[];
+  warnings: Warning[];
+  /** Frames or audio read, for the summary. */
+  work: number;
+}
+
+/** A deferred stage: which sources it owns, whether a video has work for it, and how to run it on clips. */
+export interface ClipStage {
+  name: Exclude<DeferredStage, "embeddings" | "graph">;
+  version: number;
+  /** The sources of the segments it writes; re-running it on a clip replaces exactly these. */
+  sources: SegmentSource[];
+  /** Hash of the models and settings behind its output. */
+  settingsKey: string;
+  /** Whether a model runs it at all; without one the stage is recorded done with nothing to do. */
+  enabled: boolean;
+  /** Whether a video has this kind of work (speech needs audio without subtitles, pictures need video). */
+  appliesTo(video: Video, hasSubtitles: boolean): boolean;
+  /** How many clips to run side by side. */
+  concurrency: number;
+  run(input: ClipInput, signal?: AbortSignal): Promise<ClipOutput>;
+}
+
+export function settingsKey(settings: unknown): string {
+  return createHash("sha256").update(JSON.stringify(settings)).digest("hex").slice(0, 16);
+}
+
+const empty = (): ClipOutput => ({ segments: [], vectors: [], warnings: [], work: 0 });
+
+/** Speech recognition on the speech the light index found in a clip, or on the whole clip where it found none. */
+function speechStage(settings: ExtractionSettings): ClipStage {
+  const transcriber = settings.transcriber;
+  return {
+    name: "speech",
+    version: 1,
+    sources: ["speech"],
+    settingsKey: settingsKey({ version: 1, transcriber: transcriber?.id ?? null }),
+    enabled: transcriber !== undefined,
+    appliesTo: (video, hasSubtitles) => video.hasAudio && !hasSubtitles,
+    concurrency: transcriber?.capabilities.maxConcurrency ?? 1,
+    async run({ clip, signals, video }, signal) {
+      if (!transcriber) return empty();
+      // The clip owns the speech regions that start in it, however far they run on, so no word is cut at a boundary.
+      const regions = signals.speechRegions;
+      if (regions && regions.length === 0) return empty();
+      const startSecond = regions ? Math.min(...regions.map(([start]) => start)) : clip.startSecond;
+      const endSecond = Math.min(video.durationSeconds, regions ? Math.max(...regions.map(([, end]) => end)) : clip.endSecond);
+      if (endSecond - startSecond < 0.1) return empty();
+      const scratch = await mkdtemp(join(settings.tempDir, "speech-"));
+      try {
+        const wavPath = join(scratch, "audio.wav");
+        await extractAudio(video.path, wavPath, { startSecond, durationSeconds: endSecond - startSecond, signal });
+        const transcript = await transcriber.transcribe(wavPath, { signal });
+        return {
+          segments: transcript.segments.map((segment) => ({
+            startSecond: round(segment.startSecond + startSecond),
+            endSecond: round(Math.min(endSecond, segment.endSecond + startSecond)),
+            text: segment.text,
+            source: "speech" as const,
+            clipIndex: clip.index,
+          })),
+          vectors: [],
+          warnings: transcript.warnings,
+          work: endSecond - startSecond,
+        };
+      } finally {
+        await rm(scratch, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** OCR of the clip's distinct pictures among the frames the light index sampled; text left up is kept once per clip. */
+function screenTextStage(settings: ExtractionSettings): ClipStage {
+  const ocr = settings.ocr;
+  return {
+    name: "screen-text",
+    version: 1,
+    sources: ["screen"],
+    settingsKey: settingsKey({ version: 1, ocr: ocr?.id ?? null, frameGapSeconds: settings.frameGapSeconds }),
+    enabled: ocr !== undefined,
+    appliesTo: (video) => video.hasVideo,
+    concurrency: 1,
+    async run({ clip, frames, video }, signal) {
+      if (!ocr || frames.length === 0) return empty();
+      // OCR only frames that differ from the last one read: a slide left up for a minute is read once.
+      const representative: number[] = [];
+      let last = -1;
+      frames.forEach((frame, index) => {
+        if (last === -1 || !frame.hash || hashDistance(frame.hash, frames[last]?.hash ?? "") > sameFrameBits) last = index;
+        representative.push(last);
+      });
+      const distinct = [...new Set(representative)];
+      const read = await mapConcurrent(
+        distinct,
+        ocr.capabilities.maxConcurrency,
+        async (index) => {
+          const frame = frames[index] as Frame;
+          const image = await grayFrameAt(video.path, frame.timeSecond, { signal });
+          const lines = await ocr.recognize({ data: image, mimeType: "image/png", timeSecond: frame.timeSecond }, { mode: "screen", signal });
+          return lines.map((line) => line.text);
+        },
+        signal,
+      );
+      const linesByFrame = new Map(distinct.map((index, position) => [index, read[position] ?? []]));
+      const frameTexts: FrameText[] = frames.map((frame, index) => ({
+        timeSecond: frame.timeSecond,
+        lines: linesByFrame.get(representative[index] ?? index) ?? [],
+      }));
+      return {
+        segments: mergeScreenText(frameTexts, Math.min(clip.endSecond, video.durationSeconds)).map((segment) => ({ ...segment, clipIndex: clip.index })),
+        vectors: [],
+        warnings: [],
+        work: distinct.length,
+      };
+    },
+  };
+}
+
+/**
+ * The dense visual pass on a clip: detector, tagger and image-text encoder on a frame every few seconds, and its caption
+ * (the vision-language model's, from its frames and what was said, else a template from what passed and the screen text).
+ */
+function visualStage(settings: ExtractionSettings): ClipStage {
+  const models = settings.visual;
+  const withModels = models !== undefined && hasVisualModels(models);
+  return {
+    name: "visual",
+    version: 1,
+    sources: ["visual", "caption"],
+    settingsKey: settingsKey({
+      version: 1,
+      detector: models?.detector?.id ?? null,
+      tagger: models?.tagger?.id ?? null,
+      imageText: models?.imageText?.id ?? null,
+      vision: models?.vision?.id ?? null,
+      everySeconds: models?.everySeconds ?? null,
+    }),
+    enabled: withModels,
+    appliesTo: (video) => video.hasVideo,
+    concurrency: 1,
+    async run({ clip, segments, video }, signal) {
+      if (!models || !withModels) return empty();
+      const transcript = segments.filter((segment) => segment.source === "subtitle" || segment.source === "speech" || segment.source === "transcript");
+      const screen = segments.filter((segment) => segment.source === "screen").map((segment) => segment.text).join("\n");
+      const visual = await extractVisual(
+        video.path,
+        video,
+        [clip],
+        () => transcript.map((segment) => segment.text).join(" "),
+        models,
+        () => undefined,
+        signal,
+      );
+      const clipEnd = Math.min(clip.endSecond, video.durationSeconds);
+      const caption = visual.captions[0]?.text ?? templateCaption(framesInClip(visual.frames, clip), screen);
+      const output: ClipOutput = {
+        segments: [
+          ...visualSegments(visual.frames, models.everySeconds, clipEnd).map((segment) => ({ ...segment, clipIndex: clip.index })),
+          ...(caption ? [{ startSecond: clip.startSecond, endSecond: clipEnd, text: caption, source: "caption" as const, clipIndex: clip.index }] : []),
+        ],
+        vectors: [],
+        warnings: [],
+        work: visual.frames.length,
+      };
+      const encoder = models.imageText;
+      if (encoder && visual.frameVectors.length > 0) {
+        const space = imageSpace(encoder);
+        const vectors = visual.frameVectors.map(decodeVector);
+        visual.frames.forEach((frame, index) => {
+          const vector = vectors[index];
+          if (vector) output.vectors.push({ space, owner: "frame", videoId: video.id, clipIndex: clip.index, timeSecond: frame.timeSecond, vector });
+        });
+        const mean = meanVector(vectors);
+        if (mean) output.vectors.push({ space, owner: "clip", videoId: video.id, clipIndex: clip.index, vector: mean });
+      }
+      return output;
+    },
+  };
+}
+
+/** The stages that write segments, in the order they run; embeddings and the graph follow in extract-clips.ts. */
+export function clipStages(settings: ExtractionSettings): ClipStage[] {
+  return [speechStage(settings), screenTextStage(settings), visualStage(settings)];
+}
+
+/** The keys of the derived stages: a changed embedder or graph extractor re-runs only them. */
+export function derivedStageKeys(settings: ExtractionSettings): Record<"embeddings" | "graph", string> {
+  const { graph, textEmbedder } = settings;
+  return {
+    embeddings: settingsKey({ version: 1, embedder: textEmbedder?.id ?? null }),
+    graph: settingsKey({
+      version: 1,
+      extractor: graph.model?.id ?? null,
+      glean: graph.model ? graph.glean : null,
+      embedder: graph.embedder?.id ?? null,
+      chunkTokens: graph.chunkTokens,
+    }),
+  };
+}
+
+function round(second: number): number {
+  return Math.round(second * 1000) / 1000;
+}

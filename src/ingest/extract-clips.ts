@@ -1,0 +1,279 @@
+// Runs deferred stages on some clips and writes their output back, one transaction per batch of clips of one video:
+// segments, the clip documents re-indexed for BM25, vectors, the video's graph and the stage states. Full ingest,
+// question-time extraction and `videorag extract` all come through here, so there is one pipeline, not two.
+
+import { buildVideoGraph } from "../graph/index.js";
+import { mapConcurrent } from "../providers/runtime/index.js";
+import { toVideoRagError } from "../spec/index.js";
+import type { ClipDocument, ClipStageRecord, Segment, SegmentSource, Store, VectorRecord, Video, Warning } from "../spec/index.js";
+import { buildClipDocuments } from "./clip-documents.js";
+import { clipStages, derivedStageKeys, type ClipOutput, type ClipStage, type DeferredStage, type ExtractionSettings } from "./clip-stages.js";
+import { textSpace } from "./vector-spaces.js";
+
+/** A clip to extract. */
+export interface ClipKey {
+  videoId: string;
+  clipIndex: number;
+}
+
+/** Progress of extraction, for a face to show. */
+export type ExtractionEvent =
+  | { type: "extract-start"; clips: number }
+  | { type: "extract-stage"; videoId: string; path: string; stage: DeferredStage; clipIndexes: number[] }
+  | { type: "extract-clip"; videoId: string; path: string; clipIndex: number; stage: DeferredStage; done: number; total: number }
+  | { type: "extract-batch"; videoId: string; path: string; clipIndexes: number[]; seconds: number }
+  | { type: "extract-done"; clips: number; seconds: number };
+
+export interface ExtractOptions {
+  /** The stages that write segments to run (default all); embeddings and the graph follow any text they change. */
+  stages?: readonly DeferredStage[];
+  /** Stop starting batches after this many seconds (the batch running finishes). */
+  budgetSeconds?: number;
+  /** Clips written back per transaction. Default 4. */
+  batchClips?: number;
+  /** Run stages that failed on a clip before again. Default false. */
+  retryFailed?: boolean;
+  onProgress?: (event: ExtractionEvent) => void;
+  signal?: AbortSignal;
+}
+
+export interface ExtractionReport {
+  /** Clips on which at least one stage ran, with the stages. */
+  clips: { videoId: string; clipIndex: number; stages: DeferredStage[] }[];
+  failed: { videoId: string; clipIndex: number; stage: DeferredStage; error: string }[];
+  /** Clips not reached because the time budget ran out. */
+  leftForLater: number;
+  seconds: number;
+  warnings: Warning[];
+  /** Seconds of audio transcribed and frames read, for the summary. */
+  work: Partial<Record<DeferredStage, number>>;
+}
+
+/** Runs the deferred stages still pending on `targets` (in that order), writing back batch by batch. */
+export async function extractClips(store: Store, settings: ExtractionSettings, targets: ClipKey[], options: ExtractOptions = {}): Promise<ExtractionReport> {
+  const started = performance.now();
+  const elapsed = (): number => (performance.now() - started) / 1000;
+  const report: ExtractionReport = { clips: [], failed: [], leftForLater: 0, seconds: 0, warnings: [], work: {} };
+  const byVideo = new Map<string, number[]>();
+  for (const target of targets) {
+    const list = byVideo.get(target.videoId) ?? [];
+    if (!list.includes(target.clipIndex)) list.push(target.clipIndex);
+    byVideo.set(target.videoId, list);
+  }
+  options.onProgress?.({ type: "extract-start", clips: [...byVideo.values()].reduce((sum, list) => sum + list.length, 0) });
+  const batchClips = Math.max(1, options.batchClips ?? 4);
+  const batches = [...byVideo].flatMap(([videoId, clipIndexes]) =>
+    Array.from({ length: Math.ceil(clipIndexes.length / batchClips) }, (_, position) => ({
+      videoId,
+      clipIndexes: clipIndexes.slice(position * batchClips, (position + 1) * batchClips),
+    })),
+  );
+  for (const [position, batch] of batches.entries()) {
+    options.signal?.throwIfAborted();
+    if (options.budgetSeconds !== undefined && elapsed() >= options.budgetSeconds) {
+      report.leftForLater = batches.slice(position).reduce((sum, left) => sum + left.clipIndexes.length, 0);
+      break;
+    }
+    const video = store.getVideo(batch.videoId);
+    if (!video) continue;
+    await extractBatch(store, settings, video, batch.clipIndexes, options, report);
+  }
+  report.seconds = elapsed();
+  options.onProgress?.({ type: "extract-done", clips: report.clips.length, seconds: report.seconds });
+  return report;
+}
+
+/** The stage states of one video, by clip and stage. */
+function stageTable(store: Store, videoId: string): Map<number, Map<string, ClipStageRecord>> {
+  const table = new Map<number, Map<string, ClipStageRecord>>();
+  for (const record of store.clipStages({ videoId })) {
+    const row = table.get(record.clipIndex) ?? new Map<string, ClipStageRecord>();
+    row.set(record.stage, record);
+    table.set(record.clipIndex, row);
+  }
+  return table;
+}
+
+function owned(segment: Segment, clipIndex: number, sources: readonly SegmentSource[]): boolean {
+  return segment.clipIndex === clipIndex && sources.includes(segment.source);
+}
+
+async function extractBatch(
+  store: Store,
+  settings: ExtractionSettings,
+  video: Video,
+  clipIndexes: number[],
+  options: ExtractOptions,
+  report: ExtractionReport,
+): Promise<void> {
+  const started = performance.now();
+  const stages = clipStages(settings);
+  const derivedKeys = derivedStageKeys(settings);
+  const wanted = new Set<DeferredStage>(options.stages ?? ["speech", "screen-text", "visual", "embeddings", "graph"]);
+  const table = stageTable(store, video.id);
+  const isOpen = (clipIndex: number, stage: string, key: string): boolean => {
+    const record = table.get(clipIndex)?.get(stage);
+    if (!record) return false;
+    if (record.status === "failed") return options.retryFailed === true;
+    return record.status === "pending" || record.key !== key;
+  };
+  const spans = store.getClips(Array.from({ length: video.clipCount }, (_, index) => ({ videoId: video.id, clipIndex: index })));
+  const spanOf = new Map(spans.map((span) => [span.index, span]));
+  const planned = clipIndexes.filter((index) => spanOf.has(index));
+  const runs = new Map<ClipStage, number[]>(
+    stages.map((stage) => [stage, wanted.has(stage.name) ? planned.filter((index) => isOpen(index, stage.name, stage.settingsKey)) : []]),
+  );
+  const derivedOpen = (index: number): boolean =>
+    (wanted.has("embeddings") && isOpen(index, "embeddings", derivedKeys.embeddings)) || (wanted.has("graph") && isOpen(index, "graph", derivedKeys.graph));
+  if ([...runs.values()].every((list) => list.length === 0) && !planned.some(derivedOpen)) return;
+
+  let segments = store.getSegments(video.id, 0, Number.POSITIVE_INFINITY);
+  const signals = new Map(store.clipSignals(video.id, planned).map((signal) => [signal.clipIndex, signal]));
+  const records: ClipStageRecord[] = [];
+  const replaces: { clipIndex: number; sources: SegmentSource[] }[] = [];
+  const added: Segment[] = [];
+  const vectors: VectorRecord[] = [];
+  const replaceFrameVectors: number[] = [];
+  const ran = new Map<number, Set<DeferredStage>>();
+  const noteRun = (clipIndex: number, stage: DeferredStage): void => {
+    const set = ran.get(clipIndex) ?? new Set<DeferredStage>();
+    set.add(stage);
+    ran.set(clipIndex, set);
+  };
+  const path = video.path;
+
+  for (const stage of stages) {
+    const clips = runs.get(stage) ?? [];
+    if (clips.length === 0) continue;
+    options.onProgress?.({ type: "extract-stage", videoId: video.id, path, stage: stage.name, clipIndexes: clips });
+    let done = 0;
+    const outputs = await mapConcurrent(
+      clips,
+      stage.concurrency,
+      async (clipIndex): Promise<ClipOutput | { error: string }> => {
+        const clip = spanOf.get(clipIndex) as ClipDocument;
+        try {
+          if (!stage.enabled) return { segments: [], vectors: [], warnings: [], work: 0 };
+          return await stage.run(
+            {
+              video,
+              clip,
+              signals: signals.get(clipIndex) ?? { clipIndex, screenChanges: 0 },
+              segments: segments.filter((segment) => segment.startSecond < clip.endSecond && segment.endSecond > clip.startSecond),
+              frames: stage.name === "screen-text" ? store.getFrames(video.id, clip.startSecond, clip.endSecond) : [],
+            },
+            options.signal,
+          );
+        } catch (error) {
+          if (options.signal?.aborted) throw error;
+          const failure = toVideoRagError(error);
+          return { error: `${failure.code}: ${failure.message}` };
+        } finally {
+          options.onProgress?.({ type: "extract-clip", videoId: video.id, path, clipIndex, stage: stage.name, done: ++done, total: clips.length });
+        }
+      },
+      options.signal,
+    );
+    clips.forEach((clipIndex, position) => {
+      const output = outputs[position] as ClipOutput | { error: string };
+      if ("error" in output) {
+        records.push({ clipIndex, stage: stage.name, key: stage.settingsKey, status: "failed", error: output.error });
+        report.failed.push({ videoId: video.id, clipIndex, stage: stage.name, error: output.error });
+        return;
+      }
+      records.push({ clipIndex, stage: stage.name, key: stage.settingsKey, status: "done" });
+      noteRun(clipIndex, stage.name);
+      report.work[stage.name] = (report.work[stage.name] ?? 0) + output.work;
+      for (const warning of output.warnings) if (!report.warnings.some((known) => known.detail === warning.detail)) report.warnings.push(warning);
+      replaces.push({ clipIndex, sources: stage.sources });
+      if (stage.name === "visual" && stage.enabled) replaceFrameVectors.push(clipIndex);
+      segments = [...segments.filter((segment) => !owned(segment, clipIndex, stage.sources)), ...output.segments].sort(
+        (a, b) => a.startSecond - b.startSecond,
+      );
+      added.push(...output.segments);
+      vectors.push(...output.vectors);
+    });
+  }
+
+  // A clip's caption reads its transcript and screen text: rewritten text leaves a caption made before it stale.
+  const visual = stages.find((stage) => stage.name === "visual");
+  for (const [clipIndex, stagesRun] of ran) {
+    const textChanged = stagesRun.has("speech") || stagesRun.has("screen-text");
+    const record = table.get(clipIndex)?.get("visual");
+    if (visual?.enabled && textChanged && !stagesRun.has("visual") && record?.status === "done") {
+      records.push({ clipIndex, stage: "visual", key: visual.settingsKey, status: "pending" });
+    }
+  }
+
+  // Documents are rebuilt from the whole video's segments, so a line said across a boundary lands where full ingest puts it.
+  const documents = buildClipDocuments(video.id, spans, segments);
+  const changed = documents.filter((document) => {
+    const stored = spanOf.get(document.index);
+    return !stored || stored.transcript !== document.transcript || stored.screen !== document.screen || stored.visual !== document.visual;
+  });
+  const changedIndexes = new Set(changed.map((document) => document.index));
+
+  const embedder = settings.textEmbedder;
+  const toEmbed = documents.filter(
+    (document) => changedIndexes.has(document.index) || (planned.includes(document.index) && wanted.has("embeddings") && isOpen(document.index, "embeddings", derivedKeys.embeddings)),
+  );
+  if (toEmbed.length > 0) {
+    options.onProgress?.({ type: "extract-stage", videoId: video.id, path, stage: "embeddings", clipIndexes: toEmbed.map((document) => document.index) });
+    if (embedder) {
+      const texts = toEmbed.map(clipText);
+      const withText = toEmbed.filter((_, index) => texts[index]?.trim());
+      const embedded = await embedder.embed(withText.map(clipText), { signal: options.signal });
+      withText.forEach((document, index) => {
+        const vector = embedded[index];
+        if (vector) vectors.push({ space: textSpace(embedder), owner: "clip", videoId: video.id, clipIndex: document.index, vector });
+      });
+    }
+    for (const document of toEmbed) {
+      if (table.get(document.index)?.has("embeddings")) records.push({ clipIndex: document.index, stage: "embeddings", key: derivedKeys.embeddings, status: "done" });
+      noteRun(document.index, "embeddings");
+    }
+  }
+
+  const graphClips = planned.filter((index) => changedIndexes.has(index) || (wanted.has("graph") && isOpen(index, "graph", derivedKeys.graph)));
+  let graph: Awaited<ReturnType<typeof buildVideoGraph>>["graph"] | undefined;
+  if (graphClips.length > 0 || changed.length > 0) {
+    options.onProgress?.({ type: "extract-stage", videoId: video.id, path, stage: "graph", clipIndexes: graphClips });
+    // A language model reads only clips whose heavy stages are all done, so unextracted clips cost no model call;
+    // chunks whose text did not change come from the output cache.
+    const settled = (index: number): boolean =>
+      stages.every((stage) => {
+        const record = records.find((entry) => entry.clipIndex === index && entry.stage === stage.name) ?? table.get(index)?.get(stage.name);
+        return !record || record.status === "done";
+      });
+    const graphDocuments = settings.graph.model ? documents.filter((document) => settled(document.index)) : documents;
+    graph = {
+      ...(
+        await buildVideoGraph(graphDocuments, {
+          model: settings.graph.model,
+          embedder: settings.graph.embedder,
+          glean: settings.graph.glean,
+          maxTokens: settings.graph.chunkTokens,
+          signal: options.signal,
+        })
+      ).graph,
+      mergeDistance: settings.graph.mergeDistance,
+    };
+    for (const index of graphClips) {
+      if (table.get(index)?.has("graph")) records.push({ clipIndex: index, stage: "graph", key: derivedKeys.graph, status: "done" });
+      noteRun(index, "graph");
+    }
+  }
+
+  options.signal?.throwIfAborted();
+  store.writeBack({ videoId: video.id, documents: changed, replaces, segments: added, vectors, replaceFrameVectors, graph, stages: records });
+  for (const [clipIndex, stagesRun] of [...ran].sort((a, b) => a[0] - b[0])) {
+    if (![...stagesRun].some((stage) => stage !== "embeddings" && stage !== "graph") && !planned.includes(clipIndex)) continue;
+    report.clips.push({ videoId: video.id, clipIndex, stages: [...stagesRun] });
+  }
+  options.onProgress?.({ type: "extract-batch", videoId: video.id, path, clipIndexes: planned, seconds: (performance.now() - started) / 1000 });
+}
+
+/** The text a clip's dense vector is made from. */
+export function clipText(document: ClipDocument): string {
+  return [document.visual, document.transcript, document.screen].filter(Boolean).join("\n");
+}

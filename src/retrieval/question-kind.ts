@@ -1,0 +1,41 @@
+// What a question asks about: something said, something written on screen, or something shown. Question-time extraction
+// runs only the heavy stages that can answer it (speech recognition, OCR, the dense visual pass).
+
+import { stemmer } from "stemmer";
+import { tokenize } from "./query-analyzer.js";
+
+/** said: speech or subtitles; written: text on screen; shown: what the picture shows. */
+export type QuestionKind = "said" | "written" | "shown";
+
+const cues: Record<QuestionKind, string[]> = {
+  said: [
+    "say", "said", "says", "saying", "tell", "told", "talk", "talked", "speak", "spoke", "speaker", "mention", "explain",
+    "ask", "asked", "quote", "voice", "hear", "heard", "sound", "discuss", "narrator", "word", "words", "claim", "recommend",
+    "describe", "call", "called", "answer", "reply", "announce", "promise", "argue", "speech", "sentence", "lecture",
+  ],
+  written: [
+    "written", "write", "wrote", "text", "screen", "slide", "slides", "sign", "read", "title", "caption", "label", "banner",
+    "board", "headline", "printed", "display", "displayed", "chart", "table", "menu", "poster", "url", "website", "logo",
+  ],
+  shown: [
+    "see", "seen", "show", "shown", "shows", "look", "looks", "appear", "appears", "wear", "wearing", "color", "colour",
+    "visible", "picture", "scene", "frame", "footage", "camera", "object", "enter", "enters", "walk", "walking", "drive",
+    "driving", "ride", "riding", "hold", "holding", "person", "people", "man", "woman", "car", "bicycle", "dog", "cat",
+    "bottle", "truck", "bus", "street", "crowd",
+  ],
+};
+
+const cueStems = new Map<string, QuestionKind[]>();
+for (const [kind, words] of Object.entries(cues) as [QuestionKind, string[]][]) {
+  for (const word of words) {
+    const stem = stemmer(word);
+    cueStems.set(stem, [...new Set([...(cueStems.get(stem) ?? []), kind])]);
+  }
+}
+
+/** The kinds a question names; empty when it names none (any stage may answer it). */
+export function questionKinds(question: string): QuestionKind[] {
+  const kinds = new Set<QuestionKind>();
+  for (const token of tokenize(question)) for (const kind of cueStems.get(stemmer(token)) ?? []) kinds.add(kind);
+  return (["said", "written", "shown"] as const).filter((kind) => kinds.has(kind));
+}
