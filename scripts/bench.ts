@@ -1,4 +1,4 @@
-// `npm run bench [media|transcripts|detect|visual|entities|frames]`: the project's speed and quality benchmarks, printed as JSON.
+// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental]`: the project's speed and quality benchmarks, printed as JSON.
 import { benchMedia } from "./bench-media.js";
 
 const which = process.argv[2] ?? "all";
@@ -23,5 +23,10 @@ if (which === "all" || which === "entities") {
 if (which === "all" || which === "frames") {
   const { benchFrames } = await import("./bench-frames.js");
   results.frames = await benchFrames();
+}
+// Not part of "all": it ingests half an hour of speech twice (about ten minutes on two cores).
+if (which === "incremental") {
+  const { benchIncremental } = await import("./bench-incremental.js");
+  results.incremental = await benchIncremental();
 }
 console.log(JSON.stringify(results, null, 2));

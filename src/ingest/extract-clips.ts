@@ -8,6 +8,7 @@ import { toVideoRagError } from "../spec/index.js";
 import type { ClipDocument, ClipStageRecord, Segment, SegmentSource, Store, VectorRecord, Video, Warning } from "../spec/index.js";
 import { buildClipDocuments } from "./clip-documents.js";
 import { clipStages, derivedStageKeys, type ClipOutput, type ClipStage, type DeferredStage, type ExtractionSettings } from "./clip-stages.js";
+import { graphNote } from "./graph-stage.js";
 import { textSpace } from "./vector-spaces.js";
 
 /** A clip to extract. */
@@ -47,13 +48,15 @@ export interface ExtractionReport {
   warnings: Warning[];
   /** Seconds of audio transcribed and frames read, for the summary. */
   work: Partial<Record<DeferredStage, number>>;
+  /** Per video, what its graph holds after the last batch, in the words of the ingest summary. */
+  graphNotes: Record<string, string>;
 }
 
 /** Runs the deferred stages still pending on `targets` (in that order), writing back batch by batch. */
 export async function extractClips(store: Store, settings: ExtractionSettings, targets: ClipKey[], options: ExtractOptions = {}): Promise<ExtractionReport> {
   const started = performance.now();
   const elapsed = (): number => (performance.now() - started) / 1000;
-  const report: ExtractionReport = { clips: [], failed: [], leftForLater: 0, seconds: 0, warnings: [], work: {} };
+  const report: ExtractionReport = { clips: [], failed: [], leftForLater: 0, seconds: 0, warnings: [], work: {}, graphNotes: {} };
   const byVideo = new Map<string, number[]>();
   for (const target of targets) {
     const list = byVideo.get(target.videoId) ?? [];
@@ -246,18 +249,15 @@ async function extractBatch(
         return !record || record.status === "done";
       });
     const graphDocuments = settings.graph.model ? documents.filter((document) => settled(document.index)) : documents;
-    graph = {
-      ...(
-        await buildVideoGraph(graphDocuments, {
-          model: settings.graph.model,
-          embedder: settings.graph.embedder,
-          glean: settings.graph.glean,
-          maxTokens: settings.graph.chunkTokens,
-          signal: options.signal,
-        })
-      ).graph,
-      mergeDistance: settings.graph.mergeDistance,
-    };
+    const built = await buildVideoGraph(graphDocuments, {
+      model: settings.graph.model,
+      embedder: settings.graph.embedder,
+      glean: settings.graph.glean,
+      maxTokens: settings.graph.chunkTokens,
+      signal: options.signal,
+    });
+    graph = { ...built.graph, mergeDistance: settings.graph.mergeDistance };
+    report.graphNotes[video.id] = graphNote({ ...graph, modelCalls: built.modelCalls, liteChunks: built.liteChunks, modelExtractor: settings.graph.model !== undefined });
     for (const index of graphClips) {
       if (table.get(index)?.has("graph")) records.push({ clipIndex: index, stage: "graph", key: derivedKeys.graph, status: "done" });
       noteRun(index, "graph");

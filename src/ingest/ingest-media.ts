@@ -385,6 +385,6 @@ function extractionNotes(context: MediaIngestContext, report: ExtractionReport):
     notes.push(visual.vision ? `captions: ${clipsWith("visual")} clips by ${visual.vision.id}` : `captions: ${clipsWith("visual")} clips from templates (no vision-language model)`);
   }
   if (context.textEmbedder && clipsWith("embeddings") > 0) notes.push(`text vectors: ${clipsWith("embeddings")} clips by ${context.textEmbedder.id}`);
-  if (clipsWith("graph") > 0) notes.push(`graph: rebuilt by ${context.graph.model?.id ?? "the lite extractor"}`);
+  for (const note of Object.values(report.graphNotes)) notes.push(note);
   return notes;
 }

@@ -1,0 +1,139 @@
+// Incremental extraction end to end on real media: the light index at ingest (no speech recognition), the heavy stages
+// run at question time on the clips the planner picks and written back, nothing extracted twice, and `extract` converging
+// to what a full ingest of the same files holds.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import type { QuestionExtractionEvent } from "./answer/index.js";
+import { openLibrary, type Library } from "./library.js";
+import type { Segment } from "./spec/index.js";
+import { openSqliteStore } from "./store/index.js";
+import { needsShared, sharedPath } from "./test-support/shared.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "videorag-incremental-test-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+const media = () => [
+  sharedPath("media/audio/jfk.wav"),
+  sharedPath("media/surveillance/car-detection.mp4"),
+  sharedPath("media/surveillance/bottle-detection.mp4"),
+  sharedPath("media/surveillance/person-bicycle-car-detection.mp4"),
+  sharedPath("media/subtitled/friday.mp4"),
+];
+
+describe("an incremental library of speech, street footage and a subtitled film", { skip: needsShared }, () => {
+  let library: Library;
+  before(async () => {
+    library = await openLibrary({ path: join(scratch, "mixed"), modelsDir: sharedPath("models") });
+  });
+  after(() => library.close());
+
+  test("ingest commits the light index only: every video listed, no speech recognised, the heavy stages pending", async () => {
+    const stages = new Set<string>();
+    const report = await library.ingest(media(), { incremental: true, onProgress: (event) => event.type === "stage-start" && stages.add(event.stage) });
+    assert.equal(report.failed, 0, JSON.stringify(report.results));
+    assert.equal(library.list().length, 5);
+    assert.ok(!stages.has("speech") && !stages.has("screen-text"), [...stages].join());
+    const jfk = library.list().find((video) => video.title === "jfk.wav");
+    assert.ok(jfk);
+    const status = library.status();
+    assert.equal(status.videos, 5);
+    assert.ok((status.stages.speech?.pending ?? 0) >= 1, JSON.stringify(status.stages));
+    assert.equal(status.stages.speech?.done ?? 0, 0);
+    assert.ok((status.stages["screen-text"]?.pending ?? 0) >= 3);
+    assert.ok(status.pendingClips >= 4, JSON.stringify(status));
+    // friday's subtitles are in the light index: it is askable at once, and has no speech to recognise.
+    const friday = await library.ask("who is in a bad humor?", { extract: false });
+    assert.match(friday.text, /\[friday\.mp4 0:0\d–0:0\d\]/);
+    assert.ok(!status.byVideo.some((entry) => entry.videoId === jfk.id && entry.extractedClips > 0));
+  });
+
+  test('"ask not what your country can do for you" extracts the jfk clip at question time and cites it; asking again extracts nothing', async () => {
+    const events: QuestionExtractionEvent[] = [];
+    const first = await library.ask("ask not what your country can do for you", { onExtraction: (event) => events.push(event) });
+    assert.ok(first.extraction, "no extraction reported");
+    const jfk = library.list().find((video) => video.title === "jfk.wav");
+    assert.ok(first.extraction.clips.some((clip) => clip.videoId === jfk?.id && clip.stages.includes("speech")), JSON.stringify(first.extraction));
+    assert.ok(events.some((event) => event.type === "plan"), "no plan event");
+    assert.ok(events.some((event) => event.type === "extract-clip"), "no progress per clip");
+    assert.equal(first.citations[0]?.title, "jfk.wav", first.text);
+    assert.match(first.text, /country/i);
+    assert.equal(first.profile.extractedClips, first.extraction.clips.length);
+    assert.match(first.profile.summary, /clips extracted for this question/);
+    const speech = library.status().stages.speech;
+    assert.equal(speech?.pending, 0, "jfk was the only clip with speech to recognise");
+
+    const second = await library.ask("ask not what your country can do for you");
+    assert.equal(second.extraction?.clips.length ?? 0, 0, JSON.stringify(second.extraction));
+    assert.equal(second.citations[0]?.title, "jfk.wav");
+  });
+
+  test("extract runs the rest of the deferred work, and the status says so", async () => {
+    const report = await library.extract({ budgetClips: 1 });
+    assert.equal(report.clips.filter((clip) => clip.stages.some((stage) => stage !== "embeddings" && stage !== "graph")).length, 1);
+    const rest = await library.extract();
+    assert.equal(rest.failed.length, 0, JSON.stringify(rest.failed));
+    const status = library.status();
+    assert.equal(status.pendingClips, 0, JSON.stringify(status));
+    assert.equal(status.extractedClips, status.clips);
+    const bicycle = await library.search("bicycle", { limit: 3 });
+    assert.equal(bicycle[0]?.title, "person-bicycle-car-detection.mp4");
+  });
+});
+
+describe("extract --all converges to a full ingest", { skip: needsShared }, () => {
+  const files = () => [sharedPath("media/speech/grid/bbaf2n.mpg"), sharedPath("media/surveillance/person-bicycle-car-detection.mp4")];
+  let full: Library;
+  let incremental: Library;
+  before(async () => {
+    full = await openLibrary({ path: join(scratch, "full"), modelsDir: sharedPath("models") });
+    incremental = await openLibrary({ path: join(scratch, "incremental"), modelsDir: sharedPath("models") });
+    const fullReport = await full.ingest(files());
+    assert.equal(fullReport.failed, 0, JSON.stringify(fullReport.results));
+    const lightReport = await incremental.ingest(files(), { incremental: true });
+    assert.equal(lightReport.failed, 0, JSON.stringify(lightReport.results));
+    await incremental.extract();
+  });
+  after(() => {
+    full.close();
+    incremental.close();
+  });
+
+  /** Every segment of every video, read from the library's file. */
+  const segmentsOf = (library: Library): string[] => {
+    const store = openSqliteStore(join(library.path, "library.sqlite"));
+    try {
+      return library
+        .list()
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .flatMap((video) => [
+          `${video.id} ${video.clipCount} clips`,
+          ...store.getSegments(video.id, 0, Number.POSITIVE_INFINITY).map((segment: Segment) => `${segment.startSecond}-${segment.endSecond} ${segment.source}: ${segment.text}`).sort(),
+        ]);
+    } finally {
+      store.close();
+    }
+  };
+
+  test("the same videos, clips, segments, and nothing left pending", () => {
+    const expected = segmentsOf(full);
+    assert.ok(expected.some((line) => / speech: /.test(line)) && expected.some((line) => / visual: /.test(line)), expected.join("\n"));
+    assert.deepEqual(segmentsOf(incremental), expected);
+    assert.equal(incremental.status().pendingClips, 0);
+    assert.equal(full.status().pendingClips, 0);
+  });
+
+  test("the same top hits for the same queries", async () => {
+    // What pocketsphinx heard in the GRID clip (its words vary with the recogniser), and what the detector saw.
+    const heard = segmentsOf(full).find((line) => / speech: /.test(line))?.split(" speech: ")[1] ?? "";
+    assert.ok(heard, "the full ingest recognised no speech");
+    for (const query of [heard, "bicycle", "person", "car"]) {
+      const expected = (await full.search(query, { limit: 3 })).map((hit) => `${hit.title} ${hit.startSecond}-${hit.endSecond} ${hit.text}`);
+      const actual = (await incremental.search(query, { limit: 3 })).map((hit) => `${hit.title} ${hit.startSecond}-${hit.endSecond} ${hit.text}`);
+      assert.ok(expected.length > 0, `no hit for ${query}`);
+      assert.deepEqual(actual, expected, query);
+    }
+  });
+});
