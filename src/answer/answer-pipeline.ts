@@ -260,11 +260,11 @@ async function extractForQuestion(question: string, context: AnswerContext, opti
   const settings = context.extraction;
   if (!settings) return undefined;
   const { store } = context;
-  if (store.clipStages({ statuses: ["pending"] }).length === 0) return undefined;
+  const result: AnswerExtraction = { clips: [], seconds: 0, rounds: 0 };
+  if (store.clipStages({ statuses: ["pending"] }).length === 0) return result;
   const started = performance.now();
   const kinds = questionKinds(question);
   const planned = new Set<string>();
-  const result: AnswerExtraction = { clips: [], seconds: 0, rounds: 0 };
   for (let round = 1; round <= settings.rounds; round++) {
     options.signal?.throwIfAborted();
     const left = settings.budgetSeconds - (performance.now() - started) / 1000;

@@ -1,26 +1,17 @@
 // The command line as a user runs it: output shapes, exit codes, one-line errors, and resuming a killed ingest.
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
+import { killCliWhen, runCli } from "../test-support/cli.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
 
-const root = new URL("../..", import.meta.url).pathname;
-// The tests run the CLI from a scratch folder, where `--import tsx` would not resolve: name the loader by path.
-const tsxLoader = new URL("node_modules/tsx/dist/loader.mjs", `file://${root}`).href;
 const scratch = mkdtempSync(join(tmpdir(), "videorag-cli-test-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-function cli(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, ["--import", tsxLoader, join(root, "src/cli/run.ts"), ...args], {
-    cwd: scratch,
-    encoding: "utf8",
-    env: { ...process.env, CI: "1", ...env },
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(scratch, args, env);
+const killedIngest = (args: string[], when: RegExp) => killCliWhen(scratch, ["ingest", ...args], when);
 
 test("an unknown command prints one line and exits 2", () => {
   const result = cli(["frobnicate"]);
@@ -65,21 +56,6 @@ test("ingest, search --json and list --json speak the documented shapes", { skip
   assert.equal(entity.status, 0, entity.stderr);
   assert.match(entity.stdout, /crown jewels \(concept\)[\s\S]*sources \(1 videos\)[\s\S]*friday\.mp4 chunk 0/);
 });
-
-/** Runs `videorag ingest` and kills it with SIGKILL as soon as its progress matches `when`; returns what it printed. */
-async function killedIngest(args: string[], when: RegExp): Promise<string> {
-  const child = spawn(process.execPath, ["--import", tsxLoader, join(root, "src/cli/run.ts"), "ingest", ...args], { cwd: scratch, env: { ...process.env, CI: "1" } });
-  let stderr = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (when.test(stderr)) child.kill("SIGKILL");
-    });
-    child.on("exit", () => resolve());
-    child.on("error", reject);
-  });
-  return stderr;
-}
 
 type Listed = { videos: { id: string; pendingWork: boolean; pendingClips: number }[] };
 
