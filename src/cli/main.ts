@@ -144,21 +144,34 @@ async function withLibrary<T>(values: Values, work: (library: Library) => Promis
   }
 }
 
-async function ingestCommand(values: Values, inputs: string[]): Promise<void> {
-  if (inputs.length === 0 && !values.transcripts) throw new VideoRagError("ARGUMENT_INVALID", "ingest needs files, folders or --transcripts <dir>");
+/** Runs long work that Ctrl-C (or SIGTERM) stops cleanly: the work sees an aborted signal, the user `message`. */
+async function interruptible(message: string, work: (signal: AbortSignal) => Promise<void>): Promise<void> {
   const controller = new AbortController();
-  const interrupt = (): void => controller.abort(new VideoRagError("INTERRUPTED", "interrupted; run the same ingest again to resume"));
+  const interrupt = (): void => controller.abort(new VideoRagError("INTERRUPTED", message));
   process.once("SIGINT", interrupt);
   process.once("SIGTERM", interrupt);
   try {
+    await work(controller.signal);
+  } catch (error) {
+    if (controller.signal.aborted) throw controller.signal.reason;
+    throw error;
+  } finally {
+    process.off("SIGINT", interrupt);
+    process.off("SIGTERM", interrupt);
+  }
+}
+
+async function ingestCommand(values: Values, inputs: string[]): Promise<void> {
+  if (inputs.length === 0 && !values.transcripts) throw new VideoRagError("ARGUMENT_INVALID", "ingest needs files, folders or --transcripts <dir>");
+  await interruptible("interrupted; run the same ingest again to resume", async (signal) => {
     await withLibrary(values, async (library) => {
       const reports = [];
-      if (values.transcripts) reports.push(await library.ingestTranscripts(values.transcripts, { onProgress: createCountPrinter(), signal: controller.signal }));
+      if (values.transcripts) reports.push(await library.ingestTranscripts(values.transcripts, { onProgress: createCountPrinter(), signal }));
       if (inputs.length > 0) {
         reports.push(
           await library.ingest(inputs, {
             onProgress: createProgressPrinter(),
-            signal: controller.signal,
+            signal,
             ...(values.incremental ? { incremental: true } : {}),
           }),
         );
@@ -170,19 +183,14 @@ async function ingestCommand(values: Values, inputs: string[]): Promise<void> {
         if (report.failed > 0) process.exitCode = 3;
       }
     });
-  } catch (error) {
-    if (controller.signal.aborted) throw controller.signal.reason;
-    throw error;
-  } finally {
-    process.off("SIGINT", interrupt);
-    process.off("SIGTERM", interrupt);
-  }
+  });
 }
 
 async function askCommand(values: Values, words: string[]): Promise<void> {
   const question = words.join(" ").trim();
   if (!question) throw new VideoRagError("ARGUMENT_INVALID", 'ask needs a question, e.g. videorag ask "who is in a bad humor?"');
-  await withLibrary(values, async (library) => {
+  // Ctrl-C while clips are being extracted keeps what was written back; the rest stays pending.
+  await interruptible("interrupted; clips extracted so far are kept", (signal) => withLibrary(values, async (library) => {
     // The answer is printed as the model writes it; sources and warnings follow when it is done.
     const streamed = !values.json;
     const extraction = createExtractionPrinter();
@@ -192,6 +200,7 @@ async function askCommand(values: Values, words: string[]): Promise<void> {
       onText: streamed ? (delta) => process.stdout.write(delta) : undefined,
       onExtraction: extraction,
       extract: !values["no-extract"],
+      signal,
     });
     if (streamed) process.stdout.write("\n");
     print(values.json, answer, () => {
@@ -211,7 +220,7 @@ async function askCommand(values: Values, words: string[]): Promise<void> {
       lines.push("", `(${answer.profile.summary}; ${answer.timings.totalMs} ms)`);
       return lines.join("\n");
     });
-  });
+  }));
 }
 
 async function searchCommand(values: Values, words: string[]): Promise<void> {
@@ -294,14 +303,10 @@ async function statusCommand(values: Values): Promise<void> {
 async function extractCommand(values: Values): Promise<void> {
   if (values.all && values.budget !== undefined) throw new VideoRagError("ARGUMENT_INVALID", "extract takes --all or --budget <clips>, not both");
   const budgetClips = values.budget !== undefined ? positiveInteger(values.budget, "budget", 1) : undefined;
-  const controller = new AbortController();
-  const interrupt = (): void => controller.abort(new VideoRagError("INTERRUPTED", "interrupted; what was extracted is kept, run extract again to go on"));
-  process.once("SIGINT", interrupt);
-  process.once("SIGTERM", interrupt);
-  try {
+  await interruptible("interrupted; what was extracted is kept, run extract again to go on", async (signal) => {
     await withLibrary(values, async (library) => {
       const before = library.status();
-      const report = await library.extract({ budgetClips, video: values.video, onProgress: createExtractionPrinter(), signal: controller.signal });
+      const report = await library.extract({ budgetClips, video: values.video, onProgress: createExtractionPrinter(), signal });
       const after = library.status();
       const data = { clips: report.clips, failed: report.failed, seconds: Number(report.seconds.toFixed(2)), warnings: report.warnings, before: { pendingClips: before.pendingClips }, status: after };
       print(values.json, data, () =>
@@ -313,13 +318,7 @@ async function extractCommand(values: Values): Promise<void> {
       );
       if (report.failed.length > 0) process.exitCode = 3;
     });
-  } catch (error) {
-    if (controller.signal.aborted) throw controller.signal.reason;
-    throw error;
-  } finally {
-    process.off("SIGINT", interrupt);
-    process.off("SIGTERM", interrupt);
-  }
+  });
 }
 
 async function removeCommand(values: Values, references: string[]): Promise<void> {

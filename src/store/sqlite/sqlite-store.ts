@@ -638,13 +638,7 @@ class SqliteStore implements Store {
    * the entities and relations its graph sources named, for `pruneGraph` once the caller has written what replaces them.
    */
   private clearContent(videoKey: number): TouchedGraph {
-    const touched: TouchedGraph = {
-      entityKeys: this.statements.videoEntityKeys.all(videoKey) as number[],
-      relationKeys: this.statements.videoRelationKeys.all(videoKey) as number[],
-    };
-    this.statements.deleteEntitySources.run(videoKey);
-    this.statements.deleteRelationSources.run(videoKey);
-    this.statements.deleteChunks.run(videoKey);
+    const touched = this.clearGraph(videoKey);
     this.statements.deleteClipFts.run(videoKey);
     this.statements.deleteVideoFts.run(videoKey);
     this.statements.deleteClips.run(videoKey);
@@ -653,6 +647,18 @@ class SqliteStore implements Store {
     this.statements.deleteClipStages.run(videoKey);
     this.statements.deleteVectors.run(videoKey);
     this.statements.pruneSpaces.run();
+    return touched;
+  }
+
+  /** Deletes a video's chunks and graph sources; returns what they named, for `pruneGraph` after the replacement is written. */
+  private clearGraph(videoKey: number): TouchedGraph {
+    const touched: TouchedGraph = {
+      entityKeys: this.statements.videoEntityKeys.all(videoKey) as number[],
+      relationKeys: this.statements.videoRelationKeys.all(videoKey) as number[],
+    };
+    this.statements.deleteEntitySources.run(videoKey);
+    this.statements.deleteRelationSources.run(videoKey);
+    this.statements.deleteChunks.run(videoKey);
     return touched;
   }
 
@@ -951,21 +957,13 @@ class SqliteStore implements Store {
           fingerprint: content.fingerprint,
         }) as { key: number };
         const token = videoToken(key);
-        // The whole-video document; screen lines are kept once, as a slide left up for minutes is in every clip it covers
-        // and would otherwise count once per clip.
-        const whole = { transcript: [] as string[], screen: new Set<string>(), visual: [] as string[] };
         for (const clip of content.clips) {
           const inserted = this.statements.insertClip.run(
             key, clip.index, clip.startSecond, clip.endSecond, clip.transcript, clip.screen, clip.visual,
           );
           this.statements.insertClipFts.run(inserted.lastInsertRowid, clip.transcript, clip.screen, clip.visual, token);
-          whole.transcript.push(clip.transcript);
-          for (const line of clip.screen.split("\n")) if (line.trim()) whole.screen.add(line.trim());
-          whole.visual.push(clip.visual);
         }
-        this.statements.insertVideoFts.run(
-          key, whole.transcript.join("\n"), [...whole.screen].join("\n"), whole.visual.join("\n"), token,
-        );
+        this.writeVideoFts(key);
         for (const segment of content.segments) {
           this.statements.insertSegment.run(
             key, segment.startSecond, segment.endSecond, segment.text, segment.source, segment.clipIndex ?? null,
@@ -1454,15 +1452,10 @@ class SqliteStore implements Store {
         this.writeVectors(videoKey, update.videoId, update.vectors);
         if ((update.replaceFrameVectors ?? []).length > 0) this.statements.pruneSpaces.run();
         if (update.graph) {
-          const touched: TouchedGraph = {
-            entityKeys: this.statements.videoEntityKeys.all(videoKey) as number[],
-            relationKeys: this.statements.videoRelationKeys.all(videoKey) as number[],
-          };
-          this.statements.deleteEntitySources.run(videoKey);
-          this.statements.deleteRelationSources.run(videoKey);
-          this.statements.deleteChunks.run(videoKey);
-          const clipIndexes = (this.statements.videoClipIndexes.all(videoKey) as number[]);
-          this.writeGraph(videoKey, update.videoId, update.graph, new Set(clipIndexes));
+          // The old sources go before the new graph is written and their entities are pruned after, so an entity both
+          // name keeps its key, description and aliases.
+          const touched = this.clearGraph(videoKey);
+          this.writeGraph(videoKey, update.videoId, update.graph, new Set(this.statements.videoClipIndexes.all(videoKey) as number[]));
           this.pruneGraph(touched);
         }
         for (const record of update.stages) {
@@ -1505,7 +1498,10 @@ class SqliteStore implements Store {
     });
   }
 
-  /** Rewrites the whole-video BM25 document from its clips, as commitVideo first wrote it. */
+  /**
+   * Writes the whole-video BM25 document from its clips. Screen lines are kept once: a slide left up for minutes is in
+   * every clip it covers and would otherwise count once per clip.
+   */
   private writeVideoFts(videoKey: number): void {
     const whole = { transcript: [] as string[], screen: new Set<string>(), visual: [] as string[] };
     for (const clip of this.statements.videoClipTexts.all(videoKey) as { transcript: string; screen: string; visual: string }[]) {
