@@ -1,0 +1,103 @@
+// The planner of question-time extraction: stages chosen by the question's kind, placed candidates before priors, the
+// cap, clips planned in earlier rounds and clips with nothing pending left out, and the language model's verdicts.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { questionKinds } from "../retrieval/index.js";
+import type { ClipSignals, ClipStageState, Video } from "../spec/index.js";
+import { planExtraction, stagesForKinds, type PlanInput } from "./plan-extraction.js";
+
+const video = (id: string, hasAudio = true): Video => ({
+  id,
+  path: `/v/${id}.mp4`,
+  title: `${id}.mp4`,
+  durationSeconds: 300,
+  kind: "media",
+  sizeBytes: 1,
+  hasAudio,
+  hasVideo: true,
+  timesEstimated: false,
+  ingestedAt: "2026-11-24T00:00:00Z",
+  clipCount: 10,
+});
+
+const pending = (videoId: string, clips: number[], stages: string[]): ClipStageState[] =>
+  clips.flatMap((clipIndex) => stages.map((stage) => ({ videoId, clipIndex, stage, key: "k", status: "pending" as const })));
+
+function input(overrides: Partial<PlanInput>): PlanInput {
+  const signals: Record<string, ClipSignals[]> = {
+    talk: Array.from({ length: 10 }, (_, clipIndex) => ({ clipIndex, speechSeconds: clipIndex === 7 ? 28 : clipIndex === 2 ? 12 : 0, screenChanges: 0 })),
+    street: Array.from({ length: 10 }, (_, clipIndex) => ({ clipIndex, screenChanges: clipIndex === 4 ? 6 : 1 })),
+  };
+  return {
+    kinds: [],
+    candidates: [],
+    pending: [...pending("talk", [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], ["speech", "screen-text"]), ...pending("street", [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], ["screen-text", "visual"])],
+    signals: (videoId) => signals[videoId] ?? [],
+    videos: [video("talk"), video("street", false)],
+    exclude: new Set(),
+    maxClips: 3,
+    ...overrides,
+  };
+}
+
+test("the question's kind picks the stages: said → speech, written → OCR, shown → the visual pass, unclear → all", () => {
+  assert.deepEqual(questionKinds("what did she say about pgvector?"), ["said"]);
+  assert.deepEqual(questionKinds("what is written on the slide?"), ["written"]);
+  assert.deepEqual(questionKinds("when does a bicycle appear?"), ["shown"]);
+  assert.deepEqual(questionKinds("pgvector latency numbers"), []);
+  assert.deepEqual(stagesForKinds(["said"]), ["speech"]);
+  assert.deepEqual(stagesForKinds(["written", "shown"]), ["screen-text", "visual"]);
+  assert.deepEqual(stagesForKinds([]), ["speech", "screen-text", "visual"]);
+});
+
+test("placed candidates come first, capped, with only the stages still pending on them", async () => {
+  const plan = await planExtraction(
+    input({
+      kinds: ["said"],
+      candidates: [
+        { videoId: "street", clipIndex: 1 }, // no speech to recognise there
+        { videoId: "talk", clipIndex: 5 },
+        { videoId: "talk", clipIndex: 5 },
+        { videoId: "talk", clipIndex: 1 },
+        { videoId: "talk", clipIndex: 3 },
+        { videoId: "talk", clipIndex: 8 },
+      ],
+    }),
+  );
+  assert.deepEqual(plan.stages, ["speech"]);
+  assert.deepEqual(plan.clips.map((clip) => [clip.videoId, clip.clipIndex, clip.reason, clip.stages.join()]), [
+    ["talk", 5, "placed", "speech"],
+    ["talk", 1, "placed", "speech"],
+    ["talk", 3, "placed", "speech"],
+  ]);
+});
+
+test("a question the light index cannot place falls back to the clips with the most speech, skipping silent ones", async () => {
+  const plan = await planExtraction(input({ kinds: ["said"] }));
+  assert.deepEqual(plan.clips.map((clip) => [clip.videoId, clip.clipIndex, clip.reason]), [["talk", 7, "prior"], ["talk", 2, "prior"]]);
+  const pictures = await planExtraction(input({ kinds: ["shown"], maxClips: 1 }));
+  assert.deepEqual(pictures.clips.map((clip) => [clip.videoId, clip.clipIndex]), [["street", 4]], "the most picture change first");
+});
+
+test("clips planned in an earlier round, or with nothing pending, are not planned again", async () => {
+  const plan = await planExtraction(
+    input({
+      kinds: ["said"],
+      exclude: new Set(["talk#7"]),
+      pending: pending("talk", [2, 7], ["speech"]),
+      candidates: [{ videoId: "talk", clipIndex: 4 }],
+    }),
+  );
+  assert.deepEqual(plan.clips.map((clip) => clip.clipIndex), [2], "4 has nothing pending, 7 was planned before: the prior picks 2");
+});
+
+test("the language model's no drops a placed candidate", async () => {
+  const plan = await planExtraction(
+    input({
+      kinds: ["said"],
+      candidates: [{ videoId: "talk", clipIndex: 1 }, { videoId: "talk", clipIndex: 2 }],
+      relevant: async (candidates) => candidates.map((candidate) => candidate.clipIndex !== 1),
+    }),
+  );
+  assert.deepEqual(plan.clips.map((clip) => clip.clipIndex), [2]);
+});
