@@ -216,10 +216,17 @@ async function extractBatch(
   });
   const changedIndexes = new Set(changed.map((document) => document.index));
 
+  // A derived stage left out of this run goes pending where the text it read changed.
+  const markStale = (stage: "embeddings" | "graph", key: string): void => {
+    for (const index of changedIndexes) {
+      if (table.get(index)?.get(stage)?.status === "done") records.push({ clipIndex: index, stage, key, status: "pending" });
+    }
+  };
   const embedder = settings.textEmbedder;
-  const toEmbed = documents.filter(
-    (document) => changedIndexes.has(document.index) || (planned.includes(document.index) && wanted.has("embeddings") && isOpen(document.index, "embeddings", derivedKeys.embeddings)),
-  );
+  const toEmbed = wanted.has("embeddings")
+    ? documents.filter((document) => changedIndexes.has(document.index) || (planned.includes(document.index) && isOpen(document.index, "embeddings", derivedKeys.embeddings)))
+    : [];
+  if (!wanted.has("embeddings")) markStale("embeddings", derivedKeys.embeddings);
   if (toEmbed.length > 0) {
     options.onProgress?.({ type: "extract-stage", videoId: video.id, path, stage: "embeddings", clipIndexes: toEmbed.map((document) => document.index) });
     if (embedder) {
@@ -237,9 +244,10 @@ async function extractBatch(
     }
   }
 
-  const graphClips = planned.filter((index) => changedIndexes.has(index) || (wanted.has("graph") && isOpen(index, "graph", derivedKeys.graph)));
+  const graphClips = wanted.has("graph") ? planned.filter((index) => changedIndexes.has(index) || isOpen(index, "graph", derivedKeys.graph)) : [];
+  if (!wanted.has("graph")) markStale("graph", derivedKeys.graph);
   let graph: Awaited<ReturnType<typeof buildVideoGraph>>["graph"] | undefined;
-  if (graphClips.length > 0 || changed.length > 0) {
+  if (wanted.has("graph") && (graphClips.length > 0 || changed.length > 0)) {
     options.onProgress?.({ type: "extract-stage", videoId: video.id, path, stage: "graph", clipIndexes: graphClips });
     // A language model reads only clips whose heavy stages are all done, so unextracted clips cost no model call;
     // chunks whose text did not change come from the output cache.

@@ -123,12 +123,7 @@ export async function ingestMediaFile(
       // A full ingest that was stopped after its light index finishes the deferred work it left.
       const open = options.incremental ? [] : context.store.clipStages({ videoId, statuses: ["pending"] });
       if (open.length === 0) return unchanged;
-      const clipIndexes = [...new Set(open.map((record) => record.clipIndex))];
-      const report = await extractClips(context.store, context, clipIndexes.map((clipIndex) => ({ videoId: existing.id, clipIndex })), {
-        signal,
-        batchClips: 8,
-        onProgress: stageEvents(path, emit, result),
-      });
+      const report = await extractEverything(context, existing.id, existing.clipCount, signal, stageEvents(path, emit, result));
       result.warnings.push(...report.warnings);
       result.notes.push(`resumed: deferred stages ran on ${report.clips.length} clips`, ...extractionNotes(context, report));
       return { ...result, status: "ingested", durationSeconds: existing.durationSeconds, clipCount: existing.clipCount };
@@ -321,11 +316,7 @@ export async function ingestMediaFile(
       const pendingStages = [...new Set(pending.map((record) => record.stage))];
       if (pendingClips > 0) result.notes.push(`deferred: ${pendingStages.join(", ")} on ${pendingClips} clips`);
     } else if (pending.length > 0) {
-      const report = await extractClips(context.store, context, clips.map((clip) => ({ videoId: id, clipIndex: clip.index })), {
-        signal,
-        batchClips: 8,
-        onProgress: stageEvents(path, emit, result),
-      });
+      const report = await extractEverything(context, id, clips.length, signal, stageEvents(path, emit, result));
       result.warnings.push(...report.warnings);
       result.notes.push(...extractionNotes(context, report));
       for (const failure of report.failed.slice(0, 3)) {
@@ -347,6 +338,34 @@ export async function ingestMediaFile(
     if (videoId && failure.code.startsWith("INPUT_")) context.store.discardStages(videoId);
     return { ...result, status: "failed", error: { code: failure.code, message: failure.message } };
   }
+}
+
+/**
+ * Every deferred stage on every clip of a video, as a full ingest runs them: eight clips a transaction, then the graph
+ * once over the whole video, so it is not rebuilt after every batch.
+ */
+async function extractEverything(
+  context: MediaIngestContext,
+  videoId: string,
+  clipCount: number,
+  signal: AbortSignal | undefined,
+  onProgress: (event: ExtractionEvent) => void,
+): Promise<ExtractionReport> {
+  const clips = Array.from({ length: clipCount }, (_, clipIndex) => ({ videoId, clipIndex }));
+  const report = await extractClips(context.store, context, clips, {
+    signal,
+    batchClips: 8,
+    stages: ["speech", "screen-text", "visual", "embeddings"],
+    onProgress,
+  });
+  const graph = await extractClips(context.store, context, clips, { signal, batchClips: clipCount, stages: ["graph"], onProgress });
+  const byClip = new Map(report.clips.map((clip) => [`${clip.videoId}#${clip.clipIndex}`, clip]));
+  for (const clip of graph.clips) {
+    const known = byClip.get(`${clip.videoId}#${clip.clipIndex}`);
+    if (known) known.stages.push(...clip.stages);
+    else report.clips.push(clip);
+  }
+  return { ...report, graphNotes: graph.graphNotes, seconds: report.seconds + graph.seconds };
 }
 
 /** Extraction progress as the ingest stage events a progress bar already draws. */
