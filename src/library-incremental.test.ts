@@ -40,8 +40,9 @@ describe("an incremental library of speech, street footage and a subtitled film"
     assert.ok(jfk);
     const status = library.status();
     assert.equal(status.videos, 5);
-    assert.ok((status.stages.speech?.pending ?? 0) >= 1, JSON.stringify(status.stages));
-    assert.equal(status.stages.speech?.done ?? 0, 0);
+    // Voice-activity detection heard speech only in jfk's one clip; the street footage's soundtracks have none to recognise.
+    assert.equal(status.stages.speech?.pending, 1, JSON.stringify(status.stages));
+    assert.match(report.results.find((result) => result.path.endsWith("jfk.wav"))?.notes.join(" ") ?? "", /speech activity: [\d.]+ s of speech in \d+ regions by onnx:silero-vad/);
     assert.ok((status.stages["screen-text"]?.pending ?? 0) >= 3);
     assert.ok(status.pendingClips >= 4, JSON.stringify(status));
     // friday's subtitles are in the light index: it is askable at once, and has no speech to recognise.

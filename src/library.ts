@@ -283,7 +283,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       const context = {
         ...extractionSettings(choice),
         store,
-        vad: (choice as { vad?: import("./spec/index.js").VoiceActivityDetector }).vad,
+        vad: choice.vad,
         clipSeconds: config.clipSeconds,
         lightVisualSeconds: config.ingest.lightVisualSeconds,
       };

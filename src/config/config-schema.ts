@@ -48,6 +48,8 @@ export const configSchema = z
         ocr: z.union([lite("tesseract"), off]).optional(),
         detector: z.union([onnx, off]).optional(),
         tagger: z.union([onnx, off]).optional(),
+        /** Where speech is (Silero VAD): speech recognition then runs only there. */
+        vad: z.union([onnx, off]).optional(),
       })
       .strict()
       .default({}),

@@ -18,6 +18,7 @@ const stageVariables: Record<ModelStage, string> = {
   ocr: "VIDEORAG_OCR",
   detector: "VIDEORAG_DETECTOR",
   tagger: "VIDEORAG_TAGGER",
+  vad: "VIDEORAG_VAD",
 };
 
 export interface LoadedConfig {

@@ -283,10 +283,16 @@ export async function ingestMediaFile(
     };
     const derivedKeys = derivedStageKeys(context);
     const stages = clipStages(context);
+    const signals = clipSignals(clips, activity.regions, screen.frames);
+    // Nothing to do is done: a stage without its model, and speech recognition where the detector heard no speech.
+    const silent = new Set(signals.filter((signal) => signal.speechRegions?.length === 0).map((signal) => signal.clipIndex));
     const records: ClipStageRecord[] = clips.flatMap((clip) => [
       ...stages
         .filter((stage) => stage.appliesTo({ ...video, ingestedAt: "", clipCount: clips.length }, hasSubtitles))
-        .map((stage) => ({ clipIndex: clip.index, stage: stage.name, key: stage.settingsKey, status: stage.enabled ? ("pending" as const) : ("done" as const) })),
+        .map((stage) => {
+          const idle = !stage.enabled || (stage.name === "speech" && silent.has(clip.index));
+          return { clipIndex: clip.index, stage: stage.name, key: stage.settingsKey, status: idle ? ("done" as const) : ("pending" as const) };
+        }),
       { clipIndex: clip.index, stage: "embeddings", key: derivedKeys.embeddings, status: context.textEmbedder ? "pending" : "done" },
       { clipIndex: clip.index, stage: "graph", key: derivedKeys.graph, status: lightGraph ? "done" : "pending" },
     ]);
@@ -302,7 +308,7 @@ export async function ingestMediaFile(
       vectors,
       graph,
       fingerprint,
-      signals: clipSignals(clips, activity.regions, screen.frames),
+      signals,
       clipStages: records,
     });
     result.stageSeconds.commit = (performance.now() - started) / 1000;

