@@ -69,6 +69,14 @@ function clipIndexAt(clips: ClipSpan[], second: number): number {
   return (clips.find((clip) => second >= clip.startSecond && second < clip.endSecond) ?? clips.at(-1))?.index ?? 0;
 }
 
+/** Like Promise.all, but waits for every promise to settle before rejecting with the first failure. */
+async function settleAll<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(promises);
+  const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+  if (failure) throw failure.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
 /** Per clip: seconds of speech, the regions starting in it, and how often the picture changed. */
 function clipSignals(clips: ClipSpan[], regions: [number, number][] | null, frames: { timeSecond: number; hash: string }[]): ClipSignals[] {
   return clips.map((clip) => {
@@ -185,53 +193,55 @@ export async function ingestMediaFile(
     }
 
     const vad = media.hasAudio && !hasSubtitles && context.transcriber ? context.vad : undefined;
-    const activity = await runStage<SpeechActivityStage>("speech-activity", { version: 1, vad: vad?.id ?? null }, async () => {
-      if (!vad) return { regions: null, detector: null };
-      const scratch = await mkdtemp(join(context.tempDir, "vad-"));
-      try {
-        const wavPath = join(scratch, "audio.wav");
-        await extractAudio(path, wavPath, { signal });
-        const regions = await vad.detect(wavPath, {
-          signal,
-          onProgress: (done, total) => emit({ type: "stage-progress", path, stage: "speech-activity", fraction: total > 0 ? done / total : 0 }),
-        });
-        return { regions: regions.map((region): [number, number] => [region.startSecond, region.endSecond]), detector: vad.id };
-      } finally {
-        await rm(scratch, { recursive: true, force: true });
-      }
-    });
-    if (activity.regions) {
-      const speechSeconds = activity.regions.reduce((sum, [start, end]) => sum + end - start, 0);
-      result.notes.push(`speech activity: ${speechSeconds.toFixed(1)} s of speech in ${activity.regions.length} regions by ${activity.detector}`);
-    }
-
     const screenSettings = { version: 1, ocr: ocr?.id ?? null, frameGapSeconds: context.frameGapSeconds };
-    const screen = await runStage<ScreenChangesStage>("screen-changes", screenSettings, async () => {
-      // Frames are sampled for OCR to read later; with OCR off there is nothing to read them for.
-      if (!media.hasVideo || !ocr) return { frames: [] };
-      const frames = await sampleFrames(path, { maxGapSeconds: context.frameGapSeconds, durationSeconds: media.durationSeconds, width: 320, signal });
-      return { frames: frames.map((frame) => ({ timeSecond: frame.timeSecond, hash: frameHash(frame.thumbnail) })) };
-    });
-
     const clips = planClips(media.durationSeconds, context.clipSeconds);
     const visualModels = context.visual;
     // The sparse pass only serves question-time planning; a full ingest runs the dense pass on every clip right away.
     const lightModels = visualModels && options.incremental && hasVisualModels({ ...visualModels, vision: undefined })
-      ? { ...visualModels, vision: undefined, everySeconds: Math.max(visualModels.everySeconds, context.lightVisualSeconds) }
+      ? { ...visualModels, vision: undefined, everySeconds: Math.max(visualModels.everySeconds, context.lightVisualSeconds), keyframesOnly: true }
       : undefined;
     const lightSettings = {
-      version: 1,
+      version: 2,
       detector: lightModels?.detector?.id ?? null,
       tagger: lightModels?.tagger?.id ?? null,
       imageText: lightModels?.imageText?.id ?? null,
       everySeconds: lightModels?.everySeconds ?? null,
       clipSeconds: context.clipSeconds,
     };
-    const light = await runStage<VisualStage>("visual-light", lightSettings, async () =>
-      lightModels
-        ? extractVisual(path, media, clips, () => "", lightModels, (fraction) => emit({ type: "stage-progress", path, stage: "visual-light", fraction }), signal)
-        : { frames: [], frameVectors: [], captions: [] },
-    );
+    // The three light passes read different things (sound, keyframes, frames for the models): they run side by side,
+    // and all of them settle before a failure is reported, so none saves its output after bad input was discarded.
+    const [activity, screen, light] = await settleAll([
+      runStage<SpeechActivityStage>("speech-activity", { version: 1, vad: vad?.id ?? null }, async () => {
+        if (!vad) return { regions: null, detector: null };
+        const scratch = await mkdtemp(join(context.tempDir, "vad-"));
+        try {
+          const wavPath = join(scratch, "audio.wav");
+          await extractAudio(path, wavPath, { signal });
+          const regions = await vad.detect(wavPath, {
+            signal,
+            onProgress: (done, total) => emit({ type: "stage-progress", path, stage: "speech-activity", fraction: total > 0 ? done / total : 0 }),
+          });
+          return { regions: regions.map((region): [number, number] => [region.startSecond, region.endSecond]), detector: vad.id };
+        } finally {
+          await rm(scratch, { recursive: true, force: true });
+        }
+      }),
+      runStage<ScreenChangesStage>("screen-changes", screenSettings, async () => {
+        // Frames are sampled for OCR to read later; with OCR off there is nothing to read them for.
+        if (!media.hasVideo || !ocr) return { frames: [] };
+        const frames = await sampleFrames(path, { maxGapSeconds: context.frameGapSeconds, durationSeconds: media.durationSeconds, width: 320, signal });
+        return { frames: frames.map((frame) => ({ timeSecond: frame.timeSecond, hash: frameHash(frame.thumbnail) })) };
+      }),
+      runStage<VisualStage>("visual-light", lightSettings, async () =>
+        lightModels
+          ? extractVisual(path, media, clips, () => "", lightModels, (fraction) => emit({ type: "stage-progress", path, stage: "visual-light", fraction }), signal)
+          : { frames: [], frameVectors: [], captions: [] },
+      ),
+    ]);
+    if (activity.regions) {
+      const speechSeconds = activity.regions.reduce((sum, [start, end]) => sum + end - start, 0);
+      result.notes.push(`speech activity: ${speechSeconds.toFixed(1)} s of speech in ${activity.regions.length} regions by ${activity.detector}`);
+    }
 
     const segments: Segment[] = [
       ...subtitles.cues.map((cue) => ({ ...cue, source: "subtitle" as const })),

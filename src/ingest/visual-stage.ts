@@ -14,6 +14,8 @@ export interface VisualModels {
   /** A vision-language model that captions clips. */
   vision?: LanguageModel;
   everySeconds: number;
+  /** Decode keyframes only (the light index's pass): each sampled time shows the keyframe before it. */
+  keyframesOnly?: boolean;
 }
 
 export interface VisualStage {
@@ -138,7 +140,7 @@ export async function extractVisual(
   const startSecond = clips[0]?.startSecond ?? 0;
   const endSecond = Math.min(clips.at(-1)?.endSecond ?? media.durationSeconds, media.durationSeconds);
   if (!(endSecond > startSecond)) return stage;
-  for await (const frame of sampleRgbFrames(path, { everySeconds: models.everySeconds, maxSide: frameMaxSide, startSecond, endSecond, signal })) {
+  for await (const frame of sampleRgbFrames(path, { everySeconds: models.everySeconds, maxSide: frameMaxSide, startSecond, endSecond, keyframesOnly: models.keyframesOnly, signal })) {
     const time = frame.timeSecond ?? 0;
     while (clipPosition < clips.length - 1 && time >= (clips[clipPosition]?.endSecond ?? Infinity)) await finishClip();
     if (models.vision) clipFrames.push(frame);

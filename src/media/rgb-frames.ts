@@ -23,6 +23,11 @@ export interface SampleRgbFramesOptions {
   startSecond?: number;
   /** Where sampling stops (exclusive). Default: the end of the video. */
   endSecond?: number;
+  /**
+   * Decode keyframes only: each sampled time shows the last keyframe at or before it. Many times cheaper (nothing
+   * between keyframes is decoded), for a light pass that only needs to know roughly what is shown where.
+   */
+  keyframesOnly?: boolean;
   signal?: AbortSignal;
 }
 
@@ -70,6 +75,7 @@ export async function* sampleRgbFrames(path: string, options: SampleRgbFramesOpt
   const frameRate = `1000/${Math.round(everySeconds * 1000)}`;
   const args = [
     "-hide_banner", "-nostdin", "-nostats", "-v", "error",
+    ...(options.keyframesOnly ? ["-skip_frame", "nokey"] : []),
     ...(startSecond > 0 ? ["-ss", String(startSecond)] : []),
     ...(Number.isFinite(endSecond) ? ["-t", String(endSecond - startSecond)] : []),
     "-i", ffmpegPath(path),
