@@ -84,6 +84,33 @@ describe("an incremental library of speech, street footage and a subtitled film"
   });
 });
 
+describe("a process without a stage's model leaves that work pending for one that has it", { skip: needsShared }, () => {
+  const path = join(scratch, "switches");
+  test("--no-speech neither runs nor forgets the speech left to recognise", async () => {
+    const light = await openLibrary({ path, modelsDir: sharedPath("models") });
+    await light.ingest([sharedPath("media/audio/jfk.wav")], { incremental: true });
+    assert.equal(light.status().stages.speech?.pending, 1);
+    light.close();
+
+    const speechless = await openLibrary({ path, modelsDir: sharedPath("models"), speech: false });
+    const answer = await speechless.ask("ask not what your country can do for you");
+    assert.equal(answer.extraction?.clips.length ?? 0, 0, JSON.stringify(answer.extraction));
+    assert.equal((await speechless.extract()).clips.filter((clip) => clip.stages.includes("speech")).length, 0);
+    assert.equal(speechless.status().stages.speech?.pending, 1, "still pending, not marked done with nothing");
+    speechless.close();
+
+    const again = await openLibrary({ path, modelsDir: sharedPath("models") });
+    try {
+      assert.equal(again.status().stages.speech?.pending, 1);
+      const answered = await again.ask("ask not what your country can do for you");
+      assert.equal(answered.citations[0]?.title, "jfk.wav");
+      assert.equal(again.status().stages.speech?.done, 1);
+    } finally {
+      again.close();
+    }
+  });
+});
+
 describe("extract --all converges to a full ingest", { skip: needsShared }, () => {
   const files = () => [sharedPath("media/speech/grid/bbaf2n.mpg"), sharedPath("media/surveillance/person-bicycle-car-detection.mp4")];
   let full: Library;

@@ -190,8 +190,11 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     }).then((choice) => {
       // A changed model or setting marks pending only the deferred stages that depend on it.
       const extraction = extractionSettings(choice);
-      for (const stage of clipStages(extraction)) store.refreshStageKey(stage.name, stage.settingsKey);
-      for (const [stage, key] of Object.entries(derivedStageKeys(extraction))) store.refreshStageKey(stage, key);
+      // A stage switched off in this process (--no-speech, a model missing here) leaves its records as they are.
+      for (const stage of clipStages(extraction)) if (stage.enabled) store.refreshStageKey(stage.name, stage.settingsKey);
+      const derived = derivedStageKeys(extraction);
+      if (extraction.textEmbedder) store.refreshStageKey("embeddings", derived.embeddings);
+      store.refreshStageKey("graph", derived.graph);
       return choice;
     }));
 
@@ -347,6 +350,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         redescribeFrames: config.retrieval.redescribeFrames,
         extraction: {
           ...config.extraction,
+          stages: clipStages(extraction).filter((stage) => stage.enabled).map((stage) => stage.name),
           extract: (clips, stages, options) =>
             extractClips(store, extraction, clips, { stages: [...stages, "embeddings", "graph"], batchClips: 4, ...options }),
         },

@@ -5,7 +5,7 @@
 // The library passes in what touches the platform (retrieval over its store, the frame source, the extractor).
 
 import type { ExtractionEvent, ExtractionReport } from "../ingest/index.js";
-import { analyzeText, judgeRelevance, questionKinds, termKey, type Retrieval } from "../retrieval/index.js";
+import { analyzeText, isKindCue, judgeRelevance, questionKinds, termKey, type Retrieval } from "../retrieval/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import type {
   Answer,
@@ -40,6 +40,8 @@ export type FrameSource = (
 
 /** Question-time extraction as the library configures it. */
 export interface QuestionExtraction {
+  /** The stages this process can run (their models are here). */
+  stages: PlannedStage[];
   maxClips: number;
   budgetSeconds: number;
   rounds: number;
@@ -227,9 +229,9 @@ async function languageModelAnswer(
   };
 }
 
-/** The distinct stems of the question's content words. */
+/** The distinct stems of the question's content words, leaving out the words that only frame it ("what did they say"). */
 function questionStems(question: string): Set<string> {
-  return new Set(analyzeText(question).map(termKey));
+  return new Set(analyzeText(question).filter((word) => !isKindCue(word)).map(termKey));
 }
 
 /**
@@ -275,6 +277,7 @@ async function extractForQuestion(question: string, context: AnswerContext, opti
     if (pending.length === 0) break;
     const plan = await planExtraction({
       kinds,
+      available: settings.stages,
       candidates: light.clips.map((clip) => ({ videoId: clip.videoId, clipIndex: clip.clipIndex })),
       pending,
       signals: (videoId) => store.clipSignals(videoId),

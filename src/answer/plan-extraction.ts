@@ -25,6 +25,8 @@ export interface PlanCandidate {
 
 export interface PlanInput {
   kinds: readonly QuestionKind[];
+  /** The stages this process can run; default all. */
+  available?: readonly PlannedStage[];
   /** Clips the light index ranked for the question, best first. */
   candidates: PlanCandidate[];
   /** Pending (not done, not failed) stage states of the library. */
@@ -53,7 +55,7 @@ export interface ExtractionPlan {
 export const clipId = (clip: PlanCandidate): string => `${clip.videoId}#${clip.clipIndex}`;
 
 export async function planExtraction(input: PlanInput): Promise<ExtractionPlan> {
-  const stages = stagesForKinds(input.kinds);
+  const stages = stagesForKinds(input.kinds).filter((stage) => !input.available || input.available.includes(stage));
   const open = new Map<string, Set<PlannedStage>>();
   for (const state of input.pending) {
     if (!(stages as readonly string[]).includes(state.stage)) continue;

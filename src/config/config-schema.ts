@@ -48,7 +48,10 @@ export const configSchema = z
         ocr: z.union([lite("tesseract"), off]).optional(),
         detector: z.union([onnx, off]).optional(),
         tagger: z.union([onnx, off]).optional(),
-        /** Where speech is (Silero VAD): speech recognition then runs only there. */
+        /**
+         * Where speech is (Silero VAD): speech recognition then runs only there. `minScore` is the speech probability
+         * at which a region starts (default 0.5).
+         */
         vad: z.union([onnx, off]).optional(),
       })
       .strict()

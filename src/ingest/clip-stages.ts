@@ -198,40 +198,37 @@ function visualStage(settings: ExtractionSettings): ClipStage {
     sources: ["visual", "caption"],
     settingsKey: settingsKey({
       version: 1,
+      ocr: settings.ocr?.id ?? null,
       detector: models?.detector?.id ?? null,
       tagger: models?.tagger?.id ?? null,
       imageText: models?.imageText?.id ?? null,
       vision: models?.vision?.id ?? null,
       everySeconds: models?.everySeconds ?? null,
     }),
-    enabled: withModels,
+    // Without picture models a clip still gets a template caption from its screen text.
+    enabled: withModels || settings.ocr !== undefined,
     appliesTo: (video) => video.hasVideo,
     concurrency: 1,
     async run({ clip, segments, video }, signal) {
-      if (!models || !withModels) return empty();
       const transcript = segments.filter((segment) => segment.source === "subtitle" || segment.source === "speech" || segment.source === "transcript");
       const screen = segments.filter((segment) => segment.source === "screen").map((segment) => segment.text).join("\n");
-      const visual = await extractVisual(
-        video.path,
-        video,
-        [clip],
-        () => transcript.map((segment) => segment.text).join(" "),
-        models,
-        () => undefined,
-        signal,
-      );
+      const visual =
+        models && withModels
+          ? await extractVisual(video.path, video, [clip], () => transcript.map((segment) => segment.text).join(" "), models, () => undefined, signal)
+          : { frames: [], frameVectors: [], captions: [] };
+      const everySeconds = models?.everySeconds ?? 2;
       const clipEnd = Math.min(clip.endSecond, video.durationSeconds);
       const caption = visual.captions[0]?.text ?? templateCaption(framesInClip(visual.frames, clip), screen);
       const output: ClipOutput = {
         segments: [
-          ...visualSegments(visual.frames, models.everySeconds, clipEnd).map((segment) => ({ ...segment, clipIndex: clip.index })),
+          ...visualSegments(visual.frames, everySeconds, clipEnd).map((segment) => ({ ...segment, clipIndex: clip.index })),
           ...(caption ? [{ startSecond: clip.startSecond, endSecond: clipEnd, text: caption, source: "caption" as const, clipIndex: clip.index }] : []),
         ],
         vectors: [],
         warnings: [],
         work: visual.frames.length,
       };
-      const encoder = models.imageText;
+      const encoder = models?.imageText;
       if (encoder && visual.frameVectors.length > 0) {
         const space = imageSpace(encoder);
         const vectors = visual.frameVectors.map(decodeVector);

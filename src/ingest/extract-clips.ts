@@ -124,7 +124,8 @@ async function extractBatch(
   const spanOf = new Map(spans.map((span) => [span.index, span]));
   const planned = clipIndexes.filter((index) => spanOf.has(index));
   const runs = new Map<ClipStage, number[]>(
-    stages.map((stage) => [stage, wanted.has(stage.name) ? planned.filter((index) => isOpen(index, stage.name, stage.settingsKey)) : []]),
+    // A stage without its model in this process is left as recorded, for a process that has it.
+    stages.map((stage) => [stage, wanted.has(stage.name) && stage.enabled ? planned.filter((index) => isOpen(index, stage.name, stage.settingsKey)) : []]),
   );
   const derivedOpen = (index: number): boolean =>
     (wanted.has("embeddings") && isOpen(index, "embeddings", derivedKeys.embeddings)) || (wanted.has("graph") && isOpen(index, "graph", derivedKeys.graph));
@@ -156,7 +157,6 @@ async function extractBatch(
       async (clipIndex): Promise<ClipOutput | { error: string }> => {
         const clip = spanOf.get(clipIndex) as ClipDocument;
         try {
-          if (!stage.enabled) return { segments: [], vectors: [], warnings: [], work: 0 };
           return await stage.run(
             {
               video,

@@ -414,10 +414,10 @@ function extractionNotes(context: MediaIngestContext, report: ExtractionReport):
   if (context.transcriber && clipsWith("speech") > 0) notes.push(`speech: ${context.transcriber.id} (${(report.work.speech ?? 0).toFixed(1)} s of audio in ${clipsWith("speech")} clips)`);
   if (context.ocr && clipsWith("screen-text") > 0) notes.push(`screen text: ${report.work["screen-text"] ?? 0} frames read by ${context.ocr.id}`);
   const visual = context.visual;
-  if (visual && hasVisualModels(visual) && clipsWith("visual") > 0) {
-    const models = [visual.detector?.id, visual.tagger?.id, visual.imageText?.id].filter(Boolean).join(", ");
-    if (models) notes.push(`visual: ${report.work.visual ?? 0} frames (one every ${visual.everySeconds} s) by ${models}`);
-    notes.push(visual.vision ? `captions: ${clipsWith("visual")} clips by ${visual.vision.id}` : `captions: ${clipsWith("visual")} clips from templates (no vision-language model)`);
+  if (clipsWith("visual") > 0) {
+    const models = [visual?.detector?.id, visual?.tagger?.id, visual?.imageText?.id].filter(Boolean).join(", ");
+    if (models) notes.push(`visual: ${report.work.visual ?? 0} frames (one every ${visual?.everySeconds} s) by ${models}`);
+    notes.push(visual?.vision ? `captions: ${clipsWith("visual")} clips by ${visual.vision.id}` : `captions: ${clipsWith("visual")} clips from templates (no vision-language model)`);
   }
   if (context.textEmbedder && clipsWith("embeddings") > 0) notes.push(`text vectors: ${clipsWith("embeddings")} clips by ${context.textEmbedder.id}`);
   for (const note of Object.values(report.graphNotes)) notes.push(note);

@@ -30,7 +30,7 @@ export interface ProviderChoice {
   ocr?: OcrEngine;
   transcriber?: Transcriber;
   detector?: Detector;
-  /** Finds where speech is, for the light index. */
+  /** Finds where speech is, for the light index; the one provider not wrapped by the runtime. */
   vad?: VoiceActivityDetector;
   tagger?: Tagger;
   imageText?: ImageTextEncoder;
@@ -196,14 +196,21 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
     }
   }
 
-  // Voice-activity detection: a local ONNX file; without it nothing is lost but the light index's map of speech.
+  // Voice-activity detection: a local ONNX file; without it nothing is lost but the light index's map of speech, so a
+  // missing file is a summary line, not a warning. Not wrapped by the runtime: a local file read needs no retries or
+  // server timeout, and the ingest stage already keeps its result.
   const vad = models.vad;
   const vadName = vad?.provider === "onnx" ? vad.model : "silero-vad";
-  const [vadPath] = vad?.provider === "off" || !local(vadName) ? [] : requireModel(dir, vadName);
   if (vad?.provider === "off") choice.summary.push("speech activity: off");
-  else if (!vadPath) choice.summary.push(`speech activity: off (${vadName} is not in ${dir}; ${fallbacks.vad})`);
-  else {
-    choice.vad = createSileroVad({ modelPath: vadPath });
+  else if (findManifestModel(vadName)?.kind !== "vad") {
+    fallback("vad", "speech activity", `unknown voice-activity model "${vadName}" (see videorag models list)`);
+  } else if (!local(vadName)) {
+    choice.summary.push(`speech activity: off (${vadName} is not in ${dir}: videorag models pull ${vadName}; ${fallbacks.vad})`);
+  } else {
+    const [modelPath = ""] = requireModel(dir, vadName);
+    // An onnx entry's minScore is, for this model, the speech probability at which a region starts.
+    const threshold = vad?.provider === "onnx" ? vad.minScore : undefined;
+    choice.vad = createSileroVad({ modelPath, ...(threshold !== undefined ? { threshold } : {}) });
     choice.summary.push(`speech activity: ${choice.vad.id} (onnx, ${dir})`);
   }
 

@@ -12,4 +12,4 @@ export { clipDescription, judgeRelevance } from "./relevance-filter.js";
 export { retrievalHits, retrievalModes, retrieve, type Retrieval, type RetrievedClip, type RetrieveOptions } from "./retrieve.js";
 export { retrieveVideos, type ScoredVideo, type VideoRetrievalOptions } from "./video-retrieval.js";
 export { kMeansPlusPlus, selectFramesForQuery, selectKeyFrames, uniformFrames, type FeatureFrame } from "./frame-selection.js";
-export { questionKinds, type QuestionKind } from "./question-kind.js";
+export { isKindCue, questionKinds, type QuestionKind } from "./question-kind.js";

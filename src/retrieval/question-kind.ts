@@ -14,8 +14,9 @@ const cues: Record<QuestionKind, string[]> = {
     "describe", "call", "called", "answer", "reply", "announce", "promise", "argue", "speech", "sentence", "lecture",
   ],
   written: [
-    "written", "write", "wrote", "text", "screen", "slide", "slides", "sign", "read", "title", "caption", "label", "banner",
+    "written", "write", "wrote", "text", "screen", "slide", "slides", "sign", "title", "caption", "label", "banner",
     "board", "headline", "printed", "display", "displayed", "chart", "table", "menu", "poster", "url", "website", "logo",
+    // Not "read": "what was read out" is speech as often as "what does the sign read" is text.
   ],
   shown: [
     "see", "seen", "show", "shown", "shows", "look", "looks", "appear", "appears", "wear", "wearing", "color", "colour",
@@ -31,6 +32,20 @@ for (const [kind, words] of Object.entries(cues) as [QuestionKind, string[]][]) 
     const stem = stemmer(word);
     cueStems.set(stem, [...new Set([...(cueStems.get(stem) ?? []), kind])]);
   }
+}
+
+/** Cue words that only frame a question ("what did they say", "where is it shown"); the rest name its subject too. */
+const framingStems = new Set(
+  [
+    ...cues.said,
+    ...["written", "write", "wrote", "text", "screen", "printed", "display", "displayed"],
+    ...["see", "seen", "show", "shown", "shows", "look", "looks", "appear", "appears", "visible", "picture", "scene", "frame", "footage", "camera"],
+  ].map((word) => stemmer(word)),
+);
+
+/** Whether a word only says what kind of question it is ("say", "shown"), not what it is about. */
+export function isKindCue(word: string): boolean {
+  return framingStems.has(stemmer(word.toLowerCase()));
 }
 
 /** The kinds a question names; empty when it names none (any stage may answer it). */
