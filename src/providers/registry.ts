@@ -201,8 +201,9 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
   // server timeout, and the ingest stage already keeps its result.
   const vad = models.vad;
   const vadName = vad?.provider === "onnx" ? vad.model : "silero-vad";
-  if (vad?.provider === "off") choice.summary.push("speech activity: off");
-  else if (findManifestModel(vadName)?.kind !== "vad") {
+  if (vad?.provider === "off") {
+    choice.summary.push("speech activity: off");
+  } else if (findManifestModel(vadName)?.kind !== "vad") {
     fallback("vad", "speech activity", `unknown voice-activity model "${vadName}" (see videorag models list)`);
   } else if (!local(vadName)) {
     choice.summary.push(`speech activity: off (${vadName} is not in ${dir}: videorag models pull ${vadName}; ${fallbacks.vad})`);
