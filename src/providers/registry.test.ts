@@ -50,6 +50,30 @@ test("with the ONNX files in the folder, the detector and tagger run by default,
   const choice = await chooseProviders(config, { ocr: false, speech: false });
   assert.equal(choice.detector?.id, "yolox-nano");
   assert.equal(choice.tagger?.id, "mobilenetv2-12-int8");
+  assert.equal(choice.vad?.id, "onnx:silero-vad");
   assert.deepEqual(choice.warnings, []);
   assert.deepEqual(choice.runtime.stats(), {});
+});
+
+test("voice-activity detection: off when asked, a quiet summary line when its file is missing, a fallback for a model of another kind", { skip: needsShared }, async () => {
+  const off = liteConfig();
+  off.modelsDir = sharedPath("models");
+  off.models.vad = { provider: "off" };
+  const offChoice = await chooseProviders(off, { ocr: false, speech: false });
+  assert.equal(offChoice.vad, undefined);
+  assert.ok(offChoice.summary.includes("speech activity: off"));
+
+  const missing = liteConfig();
+  missing.modelsDir = join(tmpdir(), "videorag-no-models-here");
+  const missingChoice = await chooseProviders(missing, { ocr: false, speech: false });
+  assert.equal(missingChoice.vad, undefined);
+  assert.match(missingChoice.summary.find((line) => line.startsWith("speech activity:")) ?? "", /videorag models pull silero-vad/);
+  assert.ok(!missingChoice.warnings.some((warning) => warning.feature === "speech activity"));
+
+  const wrong = liteConfig();
+  wrong.modelsDir = sharedPath("models");
+  wrong.models.vad = { provider: "onnx", model: "yolox-nano" };
+  const wrongChoice = await chooseProviders(wrong, { ocr: false, speech: false });
+  assert.equal(wrongChoice.vad, undefined);
+  assert.ok(wrongChoice.warnings.some((warning) => warning.feature === "speech activity"), JSON.stringify(wrongChoice.warnings));
 });
