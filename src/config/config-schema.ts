@@ -72,7 +72,7 @@ export const configSchema = z
         /** Index only what is cheap at ingest; speech, screen text, dense visual words, captions and text vectors run per clip when a question needs them, or with `extract`. */
         incremental: z.boolean().default(false),
         /** The light index's visual pass: one frame every this many seconds (the dense pass runs with the deferred stages). */
-        lightVisualSeconds: z.number().positive().max(600).default(10),
+        lightVisualSeconds: z.number().positive().max(600).default(15),
       })
       .strict()
       .default({}),

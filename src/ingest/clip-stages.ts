@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
-import { extractAudio, grayFrameAt, hashDistance } from "../media/index.js";
+import { extractAudio, frameHash, grayFrameAt, hashDistance, sampleGapFrames } from "../media/index.js";
 import { mapConcurrent } from "../providers/runtime/index.js";
 import type {
   ClipSignals,
@@ -145,12 +145,30 @@ function screenTextStage(settings: ExtractionSettings): ClipStage {
     name: "screen-text",
     version: 1,
     sources: ["screen"],
-    settingsKey: settingsKey({ version: 1, ocr: ocr?.id ?? null, frameGapSeconds: settings.frameGapSeconds }),
+    settingsKey: settingsKey({ version: 2, ocr: ocr?.id ?? null, frameGapSeconds: settings.frameGapSeconds }),
     enabled: ocr !== undefined,
     appliesTo: (video) => video.hasVideo,
     concurrency: 1,
-    async run({ clip, frames, video }, signal) {
-      if (!ocr || frames.length === 0) return empty();
+    async run({ clip, frames: keyframes, video }, signal) {
+      if (!ocr || !video.hasVideo) return empty();
+      const clipEnd = Math.min(clip.endSecond, video.durationSeconds);
+      // The light index kept the keyframes (times and hashes); the stretches between them are sampled now, for this clip.
+      const gaps = video.width && video.height
+        ? await sampleGapFrames(video.path, {
+            anchorSeconds: keyframes.map((frame) => frame.timeSecond),
+            startSecond: clip.startSecond,
+            endSecond: clipEnd,
+            maxGapSeconds: settings.frameGapSeconds,
+            videoWidth: video.width,
+            videoHeight: video.height,
+            signal,
+          })
+        : [];
+      const frames: { timeSecond: number; hash?: string; image?: Buffer }[] = [
+        ...keyframes,
+        ...gaps.map((frame) => ({ timeSecond: frame.timeSecond, hash: frameHash(frame.thumbnail), image: frame.image })),
+      ].sort((a, b) => a.timeSecond - b.timeSecond);
+      if (frames.length === 0) return empty();
       // OCR only frames that differ from the last one read: a slide left up for a minute is read once.
       const representative: number[] = [];
       let last = -1;
@@ -163,8 +181,8 @@ function screenTextStage(settings: ExtractionSettings): ClipStage {
         distinct,
         ocr.capabilities.maxConcurrency,
         async (index) => {
-          const frame = frames[index] as Frame;
-          const image = await grayFrameAt(video.path, frame.timeSecond, { signal });
+          const frame = frames[index] as (typeof frames)[number];
+          const image = frame.image ?? (await grayFrameAt(video.path, frame.timeSecond, { signal }));
           const lines = await ocr.recognize({ data: image, mimeType: "image/png", timeSecond: frame.timeSecond }, { mode: "screen", signal });
           return lines.map((line) => line.text);
         },
@@ -176,7 +194,7 @@ function screenTextStage(settings: ExtractionSettings): ClipStage {
         lines: linesByFrame.get(representative[index] ?? index) ?? [],
       }));
       return {
-        segments: mergeScreenText(frameTexts, Math.min(clip.endSecond, video.durationSeconds)).map((segment) => ({ ...segment, clipIndex: clip.index })),
+        segments: mergeScreenText(frameTexts, clipEnd).map((segment) => ({ ...segment, clipIndex: clip.index })),
         vectors: [],
         warnings: [],
         work: distinct.length,

@@ -29,6 +29,11 @@ export interface SampleFramesOptions {
   width?: number;
   /** The video's duration when already probed; read from the file otherwise. */
   durationSeconds?: number;
+  /**
+   * Keyframes only, no frames seeked into the stretches between them (`sampleGapFrames` fills those later, where they
+   * are needed): the cheap pass a light index makes to see where the picture changes.
+   */
+  keyframesOnly?: boolean;
   signal?: AbortSignal;
 }
 
@@ -81,7 +86,7 @@ export async function sampleFrames(path: string, options: SampleFramesOptions = 
   // garbage or nothing from there; for those one pass decodes the reference frames and picks samples on the way.
   const seekable = indexedContainer.test(index.formatName);
   const keyframes = thinTimes(index.keyframeSeconds, minSpacingSeconds);
-  const batches = seekable ? assignToProcesses(planFillRuns(keyframes, durationSeconds, maxGapSeconds)) : [[]];
+  const batches = seekable && !options.keyframesOnly ? assignToProcesses(planFillRuns(keyframes, durationSeconds, maxGapSeconds)) : [[]];
   const scan: Scan = seekable
     ? { inputOptions: ["-skip_frame", "nokey"], select: spacedSelect(minSpacingSeconds) }
     : { inputOptions: ["-skip_frame", "noref"], select: keyframeOrGapSelect(minSpacingSeconds, aimSeconds(maxGapSeconds)) };
@@ -112,6 +117,56 @@ export async function sampleFrames(path: string, options: SampleFramesOptions = 
     await Promise.all(Array.from({ length: Math.min(parallelProcesses, batches.length) }, worker));
     sampled.sort((a, b) => a.timeSecond - b.timeSecond);
     return sampled.filter((frame, position) => position === 0 || frame.timeSecond - (sampled[position - 1]?.timeSecond ?? 0) > 0.01);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+export interface SampleGapFramesOptions {
+  /** Frames already sampled in the stretch (keyframes), by time; the gaps between them are filled. */
+  anchorSeconds: number[];
+  startSecond: number;
+  endSecond: number;
+  maxGapSeconds: number;
+  /** The video's picture size, and the widest image returned. */
+  videoWidth: number;
+  videoHeight: number;
+  width?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Frames seeked into every stretch of [startSecond, endSecond) longer than `maxGapSeconds` without an anchor: what
+ * `sampleFrames` adds between keyframes, for one stretch of a video (a clip whose screen text is read later).
+ */
+export async function sampleGapFrames(path: string, options: SampleGapFramesOptions): Promise<SampledFrame[]> {
+  const { startSecond, endSecond, maxGapSeconds } = options;
+  if (!(maxGapSeconds > 0)) throw new VideoRagError("ARGUMENT_INVALID", `maxGapSeconds must be > 0, not ${maxGapSeconds}`);
+  if (!(endSecond > startSecond)) return [];
+  const anchors = options.anchorSeconds.filter((second) => second >= startSecond && second < endSecond).sort((a, b) => a - b);
+  // The stretch's start counts as an anchor when a frame sits there; planFillRuns fills from 0 otherwise.
+  const relative = anchors.map((second) => second - startSecond);
+  const runs = planFillRuns(relative, endSecond - startSecond, maxGapSeconds).map((run) => ({
+    decodeFromSecond: run.decodeFromSecond + startSecond,
+    startSecond: run.startSecond + startSecond,
+    spacingSeconds: run.spacingSeconds,
+    count: run.count,
+  }));
+  if (runs.length === 0) return [];
+  const outputWidth = Math.min(options.width ?? 1280, options.videoWidth);
+  const outputHeight = Math.max(1, Math.round((options.videoHeight * outputWidth) / options.videoWidth));
+  const workDir = await mkdtemp(join(tmpdir(), "videorag-gaps-"));
+  try {
+    const frames = await decodeBatch(path, {
+      runs,
+      scan: undefined,
+      marginSeconds: 0.25,
+      width: outputWidth,
+      height: outputHeight,
+      outputPrefix: join(workDir, "gap-"),
+      signal: options.signal,
+    });
+    return frames.filter((frame) => frame.timeSecond < endSecond).sort((a, b) => a.timeSecond - b.timeSecond);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

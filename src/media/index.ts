@@ -5,6 +5,7 @@ export { probeMedia, checkDecodable, type MediaInfo, type SubtitleStreamInfo } f
 export { planClips, type PlannedClip } from "./clip-plan.js";
 export {
   sampleFrames,
+  sampleGapFrames,
   grayFrameAt,
   frameHash,
   hashDistance,
@@ -12,6 +13,7 @@ export {
   thumbnailHeight,
   type SampledFrame,
   type SampleFramesOptions,
+  type SampleGapFramesOptions,
 } from "./frame-sample.js";
 export { extractAudio, type ExtractAudioOptions } from "./audio.js";
 export { extractWav, readFrameEnergies, readWavLayout, requireSpeechLayout, type WavLayout } from "./wav-file.js";
