@@ -39,3 +39,8 @@ export function buildClipDocuments(videoId: string, clips: ClipSpan[], segments:
   });
   return documents;
 }
+
+/** The clip that holds a second, or the last one. */
+export function clipIndexAt(clips: ClipSpan[], second: number): number {
+  return (clips.find((clip) => second >= clip.startSecond && second < clip.endSecond) ?? clips.at(-1))?.index ?? 0;
+}

@@ -22,8 +22,7 @@ import type {
 import type { ClipSpan } from "./clip-documents.js";
 import type { GraphSettings } from "./graph-stage.js";
 import { mergeScreenText, type FrameText } from "./screen-text.js";
-import { imageSpace } from "./vector-spaces.js";
-import { decodeVector, extractVisual, hasVisualModels, meanVector, type VisualModels } from "./visual-stage.js";
+import { extractVisual, hasVisualModels, imageVectorRecords, type VisualModels } from "./visual-stage.js";
 import { framesInClip, templateCaption, visualSegments } from "./visual-words.js";
 
 /** The deferred stages in the order they run on a clip: later ones read what earlier ones wrote. */
@@ -247,16 +246,7 @@ function visualStage(settings: ExtractionSettings): ClipStage {
         work: visual.frames.length,
       };
       const encoder = models?.imageText;
-      if (encoder && visual.frameVectors.length > 0) {
-        const space = imageSpace(encoder);
-        const vectors = visual.frameVectors.map(decodeVector);
-        visual.frames.forEach((frame, index) => {
-          const vector = vectors[index];
-          if (vector) output.vectors.push({ space, owner: "frame", videoId: video.id, clipIndex: clip.index, timeSecond: frame.timeSecond, vector });
-        });
-        const mean = meanVector(vectors);
-        if (mean) output.vectors.push({ space, owner: "clip", videoId: video.id, clipIndex: clip.index, vector: mean });
-      }
+      if (encoder) output.vectors.push(...imageVectorRecords(encoder, video.id, [clip], visual));
       return output;
     },
   };

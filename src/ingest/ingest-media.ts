@@ -20,15 +20,14 @@ import {
   type MediaInfo,
 } from "../media/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
-import type { ClipSignals, ClipStageRecord, Segment, StageRecord, Store, VectorRecord, VoiceActivityDetector } from "../spec/index.js";
-import { buildClipDocuments, type ClipSpan } from "./clip-documents.js";
+import type { ClipSignals, ClipStageRecord, Segment, StageRecord, Store, VoiceActivityDetector } from "../spec/index.js";
+import { buildClipDocuments, clipIndexAt, type ClipSpan } from "./clip-documents.js";
 import { clipStages, derivedStageKeys, sameFrameBits, settingsKey, type ExtractionSettings } from "./clip-stages.js";
 import { hashFile, videoIdFromHash } from "./content-id.js";
 import { extractClips, type ExtractionEvent, type ExtractionReport } from "./extract-clips.js";
 import type { IngestEvent, IngestResult, MediaStage } from "./types.js";
-import { decodeVector, extractVisual, hasVisualModels, meanVector, type VisualStage } from "./visual-stage.js";
+import { extractVisual, hasVisualModels, imageVectorRecords, type VisualStage } from "./visual-stage.js";
 import { graphNote, runGraphStage } from "./graph-stage.js";
-import { imageSpace } from "./vector-spaces.js";
 import { framesInClip, templateCaption, visualSegments } from "./visual-words.js";
 
 /** What media ingest needs, passed in so the pipeline can run with any providers. */
@@ -62,11 +61,6 @@ interface SpeechActivityStage {
 /** The frames sampled for screen changes (and later read by OCR), with their perceptual hashes. */
 interface ScreenChangesStage {
   frames: { timeSecond: number; hash: string }[];
-}
-
-/** The clip that holds a second, or the last one. */
-function clipIndexAt(clips: ClipSpan[], second: number): number {
-  return (clips.find((clip) => second >= clip.startSecond && second < clip.endSecond) ?? clips.at(-1))?.index ?? 0;
 }
 
 /** Like Promise.all, but waits for every promise to settle before rejecting with the first failure. */
@@ -258,20 +252,8 @@ export async function ingestMediaFile(
     ].sort((a, b) => a.startSecond - b.startSecond);
     const documents = buildClipDocuments(id, clips, segments);
 
-    const vectors: VectorRecord[] = [];
     const encoder = lightModels?.imageText;
-    if (encoder && light.frameVectors.length > 0) {
-      const space = imageSpace(encoder);
-      const frameVectors = light.frameVectors.map(decodeVector);
-      light.frames.forEach((frame, index) => {
-        const vector = frameVectors[index];
-        if (vector) vectors.push({ space, owner: "frame", videoId: id, clipIndex: clipIndexAt(clips, frame.timeSecond), timeSecond: frame.timeSecond, vector });
-      });
-      for (const clip of clips) {
-        const mean = meanVector(frameVectors.filter((_, index) => clipIndexAt(clips, light.frames[index]?.timeSecond ?? -1) === clip.index));
-        if (mean) vectors.push({ space, owner: "clip", videoId: id, clipIndex: clip.index, vector: mean });
-      }
-    }
+    const vectors = encoder ? imageVectorRecords(encoder, id, clips, light) : [];
 
     // The lite graph is cheap enough for the light index; a language model's waits for clips to be extracted.
     const lightGraph = options.incremental && !context.graph.model;

@@ -3,8 +3,9 @@
 // frames streamed, so memory stays at one clip's frames.
 
 import { encodeJpeg, sampleRgbFrames } from "../media/index.js";
-import type { Detector, ImageTextEncoder, LanguageModel, RgbImage, Tagger } from "../spec/index.js";
-import type { ClipSpan } from "./clip-documents.js";
+import type { Detector, ImageTextEncoder, LanguageModel, RgbImage, Tagger, VectorRecord } from "../spec/index.js";
+import { clipIndexAt, type ClipSpan } from "./clip-documents.js";
+import { imageSpace } from "./vector-spaces.js";
 import { readableLabel, spreadEvenly, type FrameLabels } from "./visual-words.js";
 
 export interface VisualModels {
@@ -82,6 +83,23 @@ export function meanVector(vectors: Float32Array[]): Float32Array | undefined {
   for (const vector of vectors) for (let index = 0; index < mean.length; index++) mean[index] = (mean[index] ?? 0) + (vector[index] ?? 0);
   const norm = Math.hypot(...mean) || 1;
   return mean.map((value) => value / norm);
+}
+
+/** A visual pass's image-text vectors as records: one per frame, in the clip that holds it, and each clip's mean. */
+export function imageVectorRecords(encoder: Pick<ImageTextEncoder, "id">, videoId: string, clips: ClipSpan[], stage: VisualStage): VectorRecord[] {
+  const space = imageSpace(encoder);
+  const vectors = stage.frameVectors.map(decodeVector);
+  const owners = stage.frames.map((frame) => clipIndexAt(clips, frame.timeSecond));
+  const records: VectorRecord[] = [];
+  stage.frames.forEach((frame, index) => {
+    const vector = vectors[index];
+    if (vector) records.push({ space, owner: "frame", videoId, clipIndex: owners[index] ?? 0, timeSecond: frame.timeSecond, vector });
+  });
+  for (const clip of clips) {
+    const mean = meanVector(vectors.filter((_, index) => owners[index] === clip.index));
+    if (mean) records.push({ space, owner: "clip", videoId, clipIndex: clip.index, vector: mean });
+  }
+  return records;
 }
 
 /** Runs the configured visual models over the frames of the given clips (from the first one's start to the last one's end). */
