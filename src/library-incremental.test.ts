@@ -2,6 +2,7 @@
 // run at question time on the clips the planner picks and written back, nothing extracted twice, and `extract` converging
 // to what a full ingest of the same files holds.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -81,6 +82,34 @@ describe("an incremental library of speech, street footage and a subtitled film"
     assert.equal(status.extractedClips, status.clips);
     const bicycle = await library.search("bicycle", { limit: 3 });
     assert.equal(bicycle[0]?.title, "person-bicycle-car-detection.mp4");
+  });
+});
+
+describe("slides read at question time", { skip: needsShared }, () => {
+  test("a written question extracts the screen text of the slide between two keyframes and cites it", async () => {
+    // Three white slides of 12 s: the encoder's periodic keyframe (every 10 s) falls 2 s before each slide change, so the
+    // middle slide is seen only in the frames sampled between keyframes when its clip's screen text is read.
+    const font = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
+    const slide = (text: string, from: number) =>
+      `drawtext=fontfile=${font}:text='${text}':fontsize=40:fontcolor=black:x=60:y=150:enable='between(t,${from},${from + 12})'`;
+    const video = join(scratch, "slides.mp4");
+    const made = spawnSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=640x360:r=25:d=36",
+      "-vf", [slide("Harbor Museum opening hours", 0), slide("Lighthouse exhibition third floor", 12), slide("Tickets adults twelve euros", 24)].join(","),
+      "-c:v", "libx264", "-pix_fmt", "yuv420p", video], { encoding: "utf8" });
+    assert.equal(made.status, 0, made.stderr);
+    const library = await openLibrary({ path: join(scratch, "slides"), modelsDir: sharedPath("models") });
+    try {
+      await library.ingest([video], { incremental: true });
+      assert.equal(library.status().stages["screen-text"]?.pending, 1, "one 36-second clip, its screen text unread");
+      const answer = await library.ask("what is written about the lighthouse exhibition?");
+      assert.ok(answer.extraction?.clips.some((clip) => clip.stages.includes("screen-text")), JSON.stringify(answer.extraction));
+      const citation = answer.citations[0];
+      assert.equal(citation?.title, "slides.mp4", answer.text);
+      assert.match(answer.text, /Lighthouse exhibition/i);
+      assert.ok((citation?.startSecond ?? 0) >= 11 && (citation?.startSecond ?? 0) < 16, `cited from ${citation?.startSecond} s`);
+    } finally {
+      library.close();
+    }
   });
 });
 

@@ -187,7 +187,7 @@ export async function ingestMediaFile(
     }
 
     const vad = media.hasAudio && !hasSubtitles && context.transcriber ? context.vad : undefined;
-    const screenSettings = { version: 2, ocr: ocr?.id ?? null, frameGapSeconds: context.frameGapSeconds };
+    const screenSettings = { version: 3, ocr: ocr?.id ?? null, frameGapSeconds: context.frameGapSeconds };
     const clips = planClips(media.durationSeconds, context.clipSeconds);
     const visualModels = context.visual;
     // The sparse pass only serves question-time planning; a full ingest runs the dense pass on every clip right away.
@@ -224,7 +224,8 @@ export async function ingestMediaFile(
         // Frames are sampled for OCR to read later; with OCR off there is nothing to read them for.
         if (!media.hasVideo || !ocr) return { frames: [] };
         // Keyframes only: where the picture changes is all the light index needs; OCR samples between them later.
-        const frames = await sampleFrames(path, { maxGapSeconds: context.frameGapSeconds, durationSeconds: media.durationSeconds, width: 320, keyframesOnly: true, signal });
+        // Hashed at the size OCR samples the gaps at, so a keyframe and a gap frame of one picture hash alike.
+        const frames = await sampleFrames(path, { maxGapSeconds: context.frameGapSeconds, durationSeconds: media.durationSeconds, keyframesOnly: true, thumbnailsOnly: true, signal });
         return { frames: frames.map((frame) => ({ timeSecond: frame.timeSecond, hash: frameHash(frame.thumbnail) })) };
       }),
       runStage<VisualStage>("visual-light", lightSettings, async () =>

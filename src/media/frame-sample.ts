@@ -34,6 +34,8 @@ export interface SampleFramesOptions {
    * are needed): the cheap pass a light index makes to see where the picture changes.
    */
   keyframesOnly?: boolean;
+  /** Thumbnails only (`image` left empty): for telling frames apart, not reading them. */
+  thumbnailsOnly?: boolean;
   signal?: AbortSignal;
 }
 
@@ -109,6 +111,7 @@ export async function sampleFrames(path: string, options: SampleFramesOptions = 
           width: outputWidth,
           height: outputHeight,
           outputPrefix: join(workDir, `batch${batchIndex}-`),
+          thumbnailsOnly: options.thumbnailsOnly,
           signal: options.signal,
         });
         sampled.push(...frames);
@@ -205,6 +208,8 @@ interface Scan {
 }
 
 interface BatchOptions {
+  /** Skip the PNG: only the thumbnails (hashes) are wanted. */
+  thumbnailsOnly?: boolean;
   runs: FillRun[];
   scan: Scan | undefined;
   marginSeconds: number;
@@ -255,7 +260,7 @@ async function decodeBatch(path: string, batch: BatchOptions): Promise<SampledFr
         filled += copied;
         offset += copied;
         if (filled === frameSize) {
-          scanned.push(encodeFrame({ width: batch.width, height: batch.height, pixels: Uint8Array.from(pending) }));
+          scanned.push(encodeFrame({ width: batch.width, height: batch.height, pixels: Uint8Array.from(pending) }, batch.thumbnailsOnly));
           filled = 0;
         }
       }
@@ -271,14 +276,14 @@ async function decodeBatch(path: string, batch: BatchOptions): Promise<SampledFr
     const raw = await readFile(`${batch.outputPrefix}fill${position}.gray`);
     for (let offset = 0, frame = 0; offset + frameSize <= raw.length && frame < times.length; offset += frameSize, frame++) {
       const image = { width: batch.width, height: batch.height, pixels: raw.subarray(offset, offset + frameSize) };
-      frames.push(encodeFrame(image).then((encoded) => ({ timeSecond: times[frame] ?? Number.NaN, ...encoded })));
+      frames.push(encodeFrame(image, batch.thumbnailsOnly).then((encoded) => ({ timeSecond: times[frame] ?? Number.NaN, ...encoded })));
     }
   }
   return (await Promise.all(frames)).filter((frame) => Number.isFinite(frame.timeSecond));
 }
 
-async function encodeFrame(image: GrayImage): Promise<Omit<SampledFrame, "timeSecond">> {
-  return { image: await encodeGrayPng(image), thumbnail: shrinkGray(image, thumbnailWidth, thumbnailHeight).pixels };
+async function encodeFrame(image: GrayImage, thumbnailOnly = false): Promise<Omit<SampledFrame, "timeSecond">> {
+  return { image: thumbnailOnly ? Buffer.alloc(0) : await encodeGrayPng(image), thumbnail: shrinkGray(image, thumbnailWidth, thumbnailHeight).pixels };
 }
 
 /** Passes the first frame, then each frame at least `minSeconds` after the last one passed. */
