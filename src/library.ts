@@ -13,7 +13,7 @@ import { chooseProviders, liteConfig, type ProviderChoice } from "./providers/re
 import { entityNameKey, refreshEntityDescriptions } from "./graph/index.js";
 import { analyzeText, retrievalHits, retrieve, retrieveVideos, termKey, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
 import { VideoRagError } from "./spec/index.js";
-import type { Answer, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Store, Video } from "./spec/index.js";
+import type { Answer, EntityMatch, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Segment, SegmentSource, Store, Video } from "./spec/index.js";
 import { openSqliteStore } from "./store/index.js";
 
 const libraryOptionsSchema = z
@@ -67,9 +67,21 @@ export interface AskOptions {
   mode?: RetrievalMode;
   /** Progress of question-time extraction (incremental libraries): each round's plan, then clip by clip. */
   onExtraction?: (event: QuestionExtractionEvent) => void;
+  /** The moments the answer will be drawn from, as soon as retrieval has them (before a language model writes). */
+  onMoments?: (moments: Hit[]) => void;
   /** false: answer from what is indexed now, extract nothing. Default true. */
   extract?: boolean;
   signal?: AbortSignal;
+}
+
+/** A video as its page shows it: the segments per source, the clips, and the deferred work per stage. */
+export interface VideoDetail {
+  video: Video;
+  sources: Partial<Record<SegmentSource, number>>;
+  clips: { index: number; startSecond: number; endSecond: number }[];
+  stages: Record<string, { done: number; pending: number; failed: number }>;
+  pendingClips: number;
+  failedClips: number;
 }
 
 export interface ExtractLibraryOptions {
@@ -108,11 +120,30 @@ export interface Library {
   list(): Video[];
   /** Resolves a full id, a unique id prefix, a path or a title to a video. */
   find(reference: string): Video;
+  /** The indexed text (subtitles, speech, screen text, …) of a video overlapping the seconds given; the whole video by default. */
+  transcript(reference: string, fromSecond?: number, toSecond?: number): { video: Video; segments: Segment[] };
   /** Removes a video and everything it contributed, the graph entities only it mentioned included. */
   remove(reference: string): Promise<Video>;
   /** An entity of the knowledge graph by name, with its sources; undefined when there is none. */
   entity(name: string): GraphEntity | undefined;
+  /** An entity by its stable key, with its strongest relations (the other end named); undefined when there is none. */
+  entityByKey(key: number):
+    | {
+        entity: GraphEntity;
+        /** Where each of its first 100 sources is in its video, in seconds. */
+        moments: { videoId: string; chunkIndex: number; startSecond: number; endSecond: number }[];
+        relations: { source: string; target: string; description: string; strength: number }[];
+      }
+    | undefined;
+  /** Entities whose names or descriptions match a query, best first. */
+  searchEntities(query: string, limit?: number): EntityMatch[];
+  /** The entities a video mentions, the most mentioned first. */
+  videoEntities(reference: string, limit?: number): EntityMatch[];
+  /** A video with where its text came from, its clips and its deferred work per stage. */
+  videoDetail(reference: string): VideoDetail;
   graphStats(): GraphStats;
+  /** "language-model" when a language model writes answers, else "lite". */
+  profile(): Promise<"lite" | "language-model">;
   /** The providers each stage uses, one line each. */
   providers(): Promise<string[]>;
   /** Model calls, cache hits and retries per model since the library was opened. */
@@ -373,6 +404,10 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     },
     list: () => store.listVideos(),
     find,
+    transcript(reference, fromSecond, toSecond) {
+      const video = find(reference);
+      return { video, segments: store.getSegments(video.id, fromSecond ?? 0, toSecond ?? video.durationSeconds + 1) };
+    },
     async remove(reference) {
       const video = find(reference);
       store.removeVideo(video.id);
@@ -381,9 +416,59 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       return video;
     },
     entity: (name) => store.getEntity(entityNameKey(name)),
+    entityByKey(key) {
+      const entity = store.getEntity(key);
+      if (!entity) return undefined;
+      const names = new Map<number, string>([[entity.key, entity.name]]);
+      const nameOf = (other: number): string => {
+        if (!names.has(other)) names.set(other, store.getEntity(other)?.name ?? String(other));
+        return names.get(other) ?? String(other);
+      };
+      const relations = store.relationsOf(key, 20).map((relation) => ({
+        source: nameOf(relation.sourceKey),
+        target: nameOf(relation.targetKey),
+        description: relation.description,
+        strength: relation.strength,
+      }));
+      const sources = entity.sources.slice(0, 100);
+      const clips = new Map(
+        store
+          .getClips(sources.flatMap((source) => [{ videoId: source.videoId, clipIndex: source.clipStart }, { videoId: source.videoId, clipIndex: source.clipEnd }]))
+          .map((clip) => [`${clip.videoId}#${clip.index}`, clip]),
+      );
+      const moments = sources.flatMap((source) => {
+        const first = clips.get(`${source.videoId}#${source.clipStart}`);
+        const last = clips.get(`${source.videoId}#${source.clipEnd}`);
+        return first && last ? [{ videoId: source.videoId, chunkIndex: source.chunkIndex, startSecond: first.startSecond, endSecond: last.endSecond }] : [];
+      });
+      return { entity, moments, relations };
+    },
+    searchEntities: (query, limit = 20) =>
+      store.searchEntities({ terms: analyzeText(query).map((text) => ({ text, weight: 1 })), limit }),
+    videoEntities: (reference, limit = 50) => store.videoEntities(find(reference).id, limit),
+    videoDetail(reference) {
+      const video = find(reference);
+      const sources: Partial<Record<SegmentSource, number>> = {};
+      for (const segment of store.getSegments(video.id, 0, video.durationSeconds + 1)) sources[segment.source] = (sources[segment.source] ?? 0) + 1;
+      const keys = Array.from({ length: video.clipCount }, (_, clipIndex) => ({ videoId: video.id, clipIndex }));
+      const clips = store.getClips(keys).map(({ index, startSecond, endSecond }) => ({ index, startSecond, endSecond }));
+      const stages: VideoDetail["stages"] = {};
+      const open = new Set<number>();
+      const failed = new Set<number>();
+      for (const state of store.clipStages({ videoId: video.id })) {
+        const counts = (stages[state.stage] ??= { done: 0, pending: 0, failed: 0 });
+        counts[state.status] += 1;
+        if (state.status === "pending") open.add(state.clipIndex);
+        if (state.status === "failed") failed.add(state.clipIndex);
+      }
+      return { video, sources, clips, stages, pendingClips: open.size, failedClips: failed.size };
+    },
     graphStats: () => store.graphStats(),
     async providers() {
       return (await providers()).summary;
+    },
+    async profile() {
+      return (await providers()).llm ? "language-model" : "lite";
     },
     async modelStats() {
       return (await providers()).runtime.stats();

@@ -75,6 +75,8 @@ export interface AnswerOptions {
   maxSentences?: number;
   onText?: (delta: string) => void;
   onExtraction?: (event: QuestionExtractionEvent) => void;
+  /** The moments the answer will be drawn from, as soon as retrieval has them. */
+  onMoments?: (moments: Hit[]) => void;
   frames?: boolean;
   mode?: RetrievalMode;
   /** false: answer from what is indexed, extract nothing. Default true. */
@@ -105,6 +107,7 @@ export async function answerQuestion(question: string, context: AnswerContext, o
 
   const found = await context.retrieve(question, { mode: options.mode, limit: limit * 2, signal: options.signal });
   const moments = context.hits(question, found, limit);
+  options.onMoments?.(moments);
   const retrieved = performance.now();
   const timings = (finished: number): Record<string, number> => ({
     ...(extraction ? { extractionMs: Math.round(extracted - started) } : {}),

@@ -1,14 +1,18 @@
 // The videorag command line: argument parsing over the library API. Sets process.exitCode, never calls process.exit.
 
+import { existsSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { formatCitation, formatTimestamp, stripCitations } from "../answer/index.js";
 import { loadConfig } from "../config/index.js";
 import { evalRetrieval, loadQuestions, rougeL } from "../eval/index.js";
 import { openLibrary, type Library } from "../library.js";
+import { serveMcp } from "../mcp/index.js";
 import { diagnose } from "../providers/doctor.js";
 import { listModels, modelsDir, pullModels, verifyModels } from "../providers/models/index.js";
 import { retrievalModes } from "../retrieval/index.js";
 import { VideoRagError, type HitProvenance, type RetrievalMode, type Video } from "../spec/index.js";
+import { packageVersion } from "../package-version.js";
+import { checkExposure, startServer } from "../server/index.js";
 import { reportError } from "./exit-codes.js";
 import { createCountPrinter, createExtractionPrinter, createProgressPrinter, formatSummary } from "./progress.js";
 
@@ -25,8 +29,13 @@ Usage:
   videorag extract [--all | --budget <clips>] [--video <id>]   run pending deferred work now (resumable, Ctrl-C safe)
   videorag remove <id>                        remove a video and everything it contributed
   videorag entity "<name>"                    a knowledge-graph entity: its description, sources and relations
+  videorag mcp                                Model Context Protocol over stdio, for AI assistants
   videorag eval retrieval --questions <file>  recall@1/5/10 and search latency
   videorag eval answers --questions <file>    ROUGE-L of the answers
+
+Server:
+  videorag serve [--port 7860] [--host 127.0.0.1] [--token <t>] [--media-root <dir>...]
+                                              HTTP API and web UI; any host but loopback needs --token or $VIDEORAG_TOKEN
 
 Models:
   videorag doctor                             which provider runs each stage, whether it is reachable, what falls back
@@ -69,6 +78,11 @@ const options = {
   all: { type: "boolean" },
   budget: { type: "string" },
   video: { type: "string" },
+  port: { type: "string" },
+  host: { type: "string" },
+  token: { type: "string" },
+  "media-root": { type: "string", multiple: true },
+  cors: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
 } satisfies ParseArgsConfig["options"];
 
@@ -431,6 +445,46 @@ async function doctorCommand(values: Values): Promise<void> {
   if (results.some((result) => !result.ok && (result.stage === "ffmpeg" || result.stage === "ffprobe"))) process.exitCode = 4;
 }
 
+/** Serves the library to AI assistants over stdio until the client disconnects; stdout carries protocol messages only. */
+async function mcpCommand(values: Values): Promise<void> {
+  await withLibrary(values, (library) => serveMcp(library, { version: packageVersion() }));
+}
+
+/** Serves the library until Ctrl-C or SIGTERM; then the current commit finishes and a running ingest job stays queued. */
+async function serveCommand(values: Values): Promise<void> {
+  const token = values.token ?? process.env.VIDEORAG_TOKEN ?? undefined;
+  const port = values.port === undefined ? 7860 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new VideoRagError("ARGUMENT_INVALID", `--port must be a port number, got "${values.port}"`);
+  const host = values.host ?? "127.0.0.1";
+  // Checked before the library opens, so a refused start leaves nothing behind.
+  checkExposure(host, token);
+  for (const root of values["media-root"] ?? []) {
+    if (!existsSync(root)) throw new VideoRagError("INPUT_NOT_FOUND", "the media root does not exist", { subject: root });
+  }
+  await withLibrary(values, async (library) => {
+    const server = await startServer({
+      library,
+      host,
+      port,
+      token: token || undefined,
+      mediaRoots: values["media-root"],
+      corsOrigins: values.cors,
+      log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
+    });
+    console.log(`videorag: serving ${library.path} at ${server.url}${token ? " (token required)" : ""}`);
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+        process.stderr.write("videorag: shutting down; the current commit finishes, queued jobs resume at the next start\n");
+        void server.close().then(resolve);
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+  });
+}
+
 export async function main(argv: string[]): Promise<void> {
   try {
     let parsed;
@@ -469,6 +523,10 @@ export async function main(argv: string[]): Promise<void> {
         return await modelsCommand(values, rest);
       case "doctor":
         return await doctorCommand(values);
+      case "serve":
+        return await serveCommand(values);
+      case "mcp":
+        return await mcpCommand(values);
       default:
         throw new VideoRagError("ARGUMENT_INVALID", `unknown command "${command}" (see videorag --help)`);
     }

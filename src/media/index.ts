@@ -37,3 +37,4 @@ export {
 } from "./subtitles.js";
 export { encodeJpeg, fitWithin, sampleRgbFrames, type TimedRgbImage } from "./rgb-frames.js";
 export { frameFeatures } from "./frame-features.js";
+export { browserPlayback, transcodeForBrowser, writeThumbnail, type BrowserPlayback } from "./browser-media.js";

@@ -25,10 +25,52 @@ export const errorCodes = {
   MODEL_TIMEOUT: "a model call took longer than its timeout",
   MODEL_FAILED: "a model call failed",
   MODEL_OUTPUT_INVALID: "a model's output did not have the expected shape, even after a repair attempt",
+  AUTH_REQUIRED: "the server needs a valid token",
+  BODY_TOO_LARGE: "the request body is larger than the server accepts",
+  ROUTE_NOT_FOUND: "no such route",
+  JOB_NOT_FOUND: "no job with that id",
+  ENTITY_NOT_FOUND: "no entity with that key in the knowledge graph",
   INTERNAL: "an unexpected internal error",
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;
+
+/**
+ * What each code means to a face, in one table: the CLI's exit code (2: used wrongly, 3: some input could not be
+ * ingested, 4: the environment lacks something, 5: the library is busy, 130: interrupted, 1: anything else) and the
+ * server's HTTP status.
+ */
+export const errorOutcomes: Record<ErrorCode, { exitCode: number; httpStatus: number }> = {
+  INPUT_NOT_FOUND: { exitCode: 3, httpStatus: 404 },
+  INPUT_EMPTY: { exitCode: 3, httpStatus: 422 },
+  INPUT_NOT_MEDIA: { exitCode: 3, httpStatus: 422 },
+  INPUT_CORRUPT: { exitCode: 3, httpStatus: 422 },
+  INPUT_NO_STREAMS: { exitCode: 3, httpStatus: 422 },
+  INPUT_UNSUPPORTED: { exitCode: 3, httpStatus: 415 },
+  PATH_OUTSIDE_LIBRARY: { exitCode: 2, httpStatus: 403 },
+  TOOL_MISSING: { exitCode: 4, httpStatus: 503 },
+  TOOL_FAILED: { exitCode: 1, httpStatus: 500 },
+  STORE_FAILED: { exitCode: 1, httpStatus: 500 },
+  STORE_LOCKED: { exitCode: 5, httpStatus: 503 },
+  VIDEO_NOT_FOUND: { exitCode: 2, httpStatus: 404 },
+  CONFIG_INVALID: { exitCode: 2, httpStatus: 500 },
+  ARGUMENT_INVALID: { exitCode: 2, httpStatus: 400 },
+  QUESTIONS_INVALID: { exitCode: 2, httpStatus: 400 },
+  INTERRUPTED: { exitCode: 130, httpStatus: 503 },
+  MODEL_NOT_FOUND: { exitCode: 4, httpStatus: 503 },
+  MODEL_UNAVAILABLE: { exitCode: 1, httpStatus: 502 },
+  MODEL_AUTH_FAILED: { exitCode: 1, httpStatus: 502 },
+  MODEL_RATE_LIMITED: { exitCode: 1, httpStatus: 429 },
+  MODEL_TIMEOUT: { exitCode: 1, httpStatus: 504 },
+  MODEL_FAILED: { exitCode: 1, httpStatus: 502 },
+  MODEL_OUTPUT_INVALID: { exitCode: 1, httpStatus: 502 },
+  AUTH_REQUIRED: { exitCode: 2, httpStatus: 401 },
+  BODY_TOO_LARGE: { exitCode: 2, httpStatus: 413 },
+  ROUTE_NOT_FOUND: { exitCode: 2, httpStatus: 404 },
+  JOB_NOT_FOUND: { exitCode: 2, httpStatus: 404 },
+  ENTITY_NOT_FOUND: { exitCode: 2, httpStatus: 404 },
+  INTERNAL: { exitCode: 1, httpStatus: 500 },
+};
 
 const marker = Symbol.for("videorag.error");
 

@@ -232,6 +232,8 @@ export interface Store {
    */
   setEntityDescriptions(updates: EntityDescriptionUpdate[]): number;
   graphStats(): GraphStats;
+  /** The entities a ready video's chunks mention, the most mentioned first; `score` is how many of its chunks do. */
+  videoEntities(videoId: string, limit: number): EntityMatch[];
 
   /** Frames sampled by the light index in [startSecond, endSecond), by time. */
   getFrames(videoId: string, startSecond: number, endSecond: number): Frame[];

@@ -599,6 +599,9 @@ class SqliteStore implements Store {
       videoVectorCount: db.prepare(`SELECT count(*) FROM vectors x JOIN videos v ON v.key = x.video_key
         WHERE v.id = ? AND v.status = 'ready'`).pluck(),
       ...prepareGraphStatements(db),
+      videoEntities: db.prepare(`SELECT e.key, e.name, e.type, e.description, COUNT(*) AS score
+        FROM videos v CROSS JOIN entity_sources s ON s.video_key = v.key CROSS JOIN entities e ON e.key = s.entity_key
+        WHERE v.id = ? AND v.status = 'ready' GROUP BY e.key ORDER BY score DESC, e.name LIMIT ?`),
     };
     const nearest = (from: string) =>
       db
@@ -1364,6 +1367,13 @@ class SqliteStore implements Store {
 
   graphStats(): GraphStats {
     return this.guard("cannot count the graph", () => this.statements.graphStats.get() as GraphStats);
+  }
+
+  videoEntities(videoId: string, limit: number): EntityMatch[] {
+    return this.guard("cannot list a video's entities", () => {
+      if (!(limit >= 0) || !Number.isFinite(limit)) throw new VideoRagError("ARGUMENT_INVALID", "listing entities needs a limit ≥ 0");
+      return this.statements.videoEntities.all(videoId, Math.floor(limit)) as EntityMatch[];
+    });
   }
 
   getFrames(videoId: string, startSecond: number, endSecond: number): Frame[] {

@@ -1,0 +1,99 @@
+// Screenshots of the web UI for people to look at: a small library (friday.mp4 and popeye_vobsub.mkv from ../shared),
+// the server on a free port, and full-page PNGs of the Library, Ask (after an answer), Search and Video pages at a
+// laptop size and a phone size. Needs `npm run build:web` first and Chromium at /usr/bin/chromium (or $CHROMIUM).
+//
+//   node --import tsx scripts/screenshot-ui.ts <outdir>
+
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium, type Page } from "playwright-core";
+import { openLibrary } from "../src/library.js";
+import { startServer } from "../src/server/index.js";
+import { runCli } from "../src/test-support/cli.js";
+import { needsShared, sharedPath } from "../src/test-support/shared.js";
+
+const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const root = new URL("..", import.meta.url).pathname;
+const sizes = [
+  { name: "laptop", width: 1280, height: 800 },
+  { name: "phone", width: 390, height: 844 },
+];
+
+async function main(): Promise<void> {
+  const outDir = process.argv[2];
+  if (!outDir) throw new Error("usage: node --import tsx scripts/screenshot-ui.ts <outdir>");
+  if (needsShared) throw new Error(needsShared);
+  if (!existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath} (set $CHROMIUM)`);
+  if (!existsSync(join(root, "dist/web/index.html"))) throw new Error("the web UI is not built: run npm run build:web");
+  mkdirSync(outDir, { recursive: true });
+
+  const scratch = mkdtempSync(join(tmpdir(), "videorag-shots-"));
+  const libraryPath = join(scratch, "library");
+  const media = [sharedPath("media/subtitled/friday.mp4"), sharedPath("media/subtitled/popeye_vobsub.mkv")];
+  const ingest = runCli(scratch, ["ingest", "--library", libraryPath, "--no-visual", ...media]);
+  if (ingest.status !== 0) throw new Error(`ingest failed:\n${ingest.stderr}`);
+
+  const library = await openLibrary({ path: libraryPath });
+  const server = await startServer({ library, port: 0 });
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"],
+  });
+  try {
+    const popeye = library.list().find((video) => video.title === "popeye_vobsub.mkv");
+    for (const size of sizes) {
+      const page = await browser.newPage({ viewport: { width: size.width, height: size.height }, deviceScaleFactor: 1 });
+      page.on("pageerror", (error) => console.error(`page error: ${error.message}`));
+      const shot = async (name: string) => {
+        await settle(page);
+        const file = resolve(outDir, `${name}-${size.name}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        console.log(file);
+      };
+
+      await page.goto(`${server.url}/#/`);
+      await page.locator(".video-card .badge").first().waitFor();
+      await shot("library");
+
+      await page.goto(`${server.url}/#/ask`);
+      await page.getByLabel("Question").fill("what did he say about the crown jewels?");
+      await page.getByLabel("Question").press("Enter");
+      await page.locator(".citation-chip").first().click();
+      await page.locator('.moment-player[data-state="ended"]').waitFor({ timeout: 60_000 });
+      await shot("ask");
+
+      await page.goto(`${server.url}/#/search?q=${encodeURIComponent("biggest buzzard")}`);
+      await page.locator(".moment").first().waitFor();
+      await page.locator(".moment-title").first().click();
+      await page.locator('.moment-player[data-state="ended"]').waitFor({ timeout: 90_000 });
+      await shot("search");
+
+      await page.goto(`${server.url}/#/videos/${popeye?.id ?? ""}`);
+      await page.locator(".entity-chips .chip", { hasText: "Popeye" }).first().click();
+      await page.locator(".entity h3").waitFor();
+      await page.locator(".transcript-line", { hasText: "biggest buzzard" }).click();
+      await page.locator('.transcript-line[aria-current="true"]').waitFor();
+      await page.waitForFunction("document.querySelector('video.main-player').currentTime > 57.5");
+      await page.evaluate("document.querySelector('video.main-player').pause()");
+      await shot("video");
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+    library.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Waits for the pictures to load and the layout to rest. */
+async function settle(page: Page): Promise<void> {
+  await page.waitForFunction("[...document.images].every((image) => image.complete)", undefined, { timeout: 30_000 });
+  await page.waitForTimeout(300);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+});

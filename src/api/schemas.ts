@@ -1,0 +1,258 @@
+// The JSON shapes of the product's faces, defined once: the CLI's --json, the HTTP API (and its OpenAPI document) and
+// the MCP tools all speak these. The converters below turn the library's values into them, dropping what is internal.
+
+import { z } from "zod";
+// Imported from the files, not the folder's index, so the web UI can take these types without Node's.
+import { errorCodes, type ErrorCode } from "../spec/errors.js";
+import type { Answer, Citation, Hit, Video } from "../spec/model.js";
+
+const retrievalModeValues = ["naive", "graph", "visual", "hybrid", "video"] as const;
+const segmentSourceValues = ["subtitle", "speech", "screen", "transcript", "visual", "caption"] as const;
+const errorCodeValues = Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]];
+
+export const retrievalModeSchema = z.enum(retrievalModeValues).describe("naive | graph | visual | hybrid (default) | video");
+export const segmentSourceSchema = z.enum(segmentSourceValues);
+
+export const errorBodySchema = z
+  .object({ error: z.object({ code: z.enum(errorCodeValues), message: z.string() }) })
+  .describe("Every failure: a stable code (the same table gives the CLI's exit code) and one line for people.");
+
+export const healthSchema = z.object({ ok: z.boolean(), version: z.string(), profile: z.enum(["lite", "language-model"]) });
+
+export const provenanceSchema = z.object({
+  retriever: z.string(),
+  rank: z.number().int(),
+  score: z.number(),
+  entities: z.array(z.string()).optional(),
+  frameSecond: z.number().optional(),
+  detail: z.string().optional(),
+});
+
+export const hitSchema = z.object({
+  videoId: z.string(),
+  path: z.string(),
+  title: z.string(),
+  startSecond: z.number(),
+  endSecond: z.number(),
+  score: z.number(),
+  text: z.string(),
+  source: z.array(segmentSourceSchema),
+  retriever: z.string(),
+  provenance: z.array(provenanceSchema).optional(),
+});
+
+export const citationSchema = z.object({
+  videoId: z.string(),
+  path: z.string(),
+  title: z.string(),
+  startSecond: z.number(),
+  endSecond: z.number(),
+  quote: z.string(),
+  score: z.number(),
+  timesEstimated: z.boolean(),
+});
+
+export const warningSchema = z.object({
+  type: z.enum(["unsupported", "fallback", "skipped", "degraded"]),
+  feature: z.string(),
+  detail: z.string(),
+});
+
+export const answerProfileSchema = z.object({
+  profile: z.enum(["lite", "language-model"]),
+  strategy: z.enum(["extractive", "language-model", "frames", "re-description"]),
+  mode: retrievalModeSchema,
+  retrievers: z.array(z.string()),
+  models: z.object({ answer: z.string().optional(), dense: z.string().optional(), visual: z.string().optional() }),
+  redescribedMoments: z.number().int(),
+  extractedClips: z.number().int(),
+  summary: z.string(),
+});
+
+export const answerExtractionSchema = z.object({
+  clips: z.array(z.object({ videoId: z.string(), clipIndex: z.number().int(), stages: z.array(z.string()) })),
+  seconds: z.number(),
+  rounds: z.number().int(),
+});
+
+export const answerSchema = z.object({
+  question: z.string(),
+  text: z.string(),
+  citations: z.array(citationSchema),
+  profile: answerProfileSchema,
+  warnings: z.array(warningSchema),
+  timings: z.record(z.number()),
+  mode: retrievalModeSchema.optional(),
+  moments: z.array(hitSchema),
+  extraction: answerExtractionSchema.optional(),
+});
+
+const limitSchema = z.number().int().min(1).max(100);
+
+export const searchRequestSchema = z
+  .object({ query: z.string().trim().min(1).max(2000), mode: retrievalModeSchema.optional(), limit: limitSchema.optional() })
+  .strict();
+export const searchResponseSchema = z.object({ hits: z.array(hitSchema) });
+
+export const askRequestSchema = z
+  .object({
+    question: z.string().trim().min(1).max(2000),
+    mode: retrievalModeSchema.optional(),
+    limit: limitSchema.optional(),
+    /** false: answer from what is indexed now, run no deferred stage. */
+    extract: z.boolean().optional(),
+  })
+  .strict();
+
+export const videoSchema = z.object({
+  id: z.string(),
+  path: z.string(),
+  title: z.string(),
+  durationSeconds: z.number(),
+  kind: z.enum(["media", "transcript"]),
+  sizeBytes: z.number(),
+  width: z.number().optional(),
+  height: z.number().optional(),
+  hasAudio: z.boolean(),
+  hasVideo: z.boolean(),
+  timesEstimated: z.boolean(),
+  ingestedAt: z.string(),
+  clipCount: z.number().int(),
+  /** True while deferred stages (speech, screen text, …) are pending on some clip. */
+  pendingWork: z.boolean(),
+  pendingClips: z.number().int(),
+  failedClips: z.number().int(),
+});
+export const videoListSchema = z.object({ videos: z.array(videoSchema) });
+
+export const stageCountsSchema = z.object({ done: z.number().int(), pending: z.number().int(), failed: z.number().int() });
+
+export const videoDetailSchema = videoSchema.extend({
+  /** Indexed segments per channel: which sources this video's text came from. */
+  sources: z.record(segmentSourceSchema, z.number().int()),
+  clips: z.array(z.object({ index: z.number().int(), startSecond: z.number(), endSecond: z.number() })),
+  /** Deferred work on this video per stage. */
+  stages: z.record(stageCountsSchema),
+});
+
+export const statusSchema = z.object({
+  videos: z.number().int(),
+  clips: z.number().int(),
+  extractedClips: z.number().int(),
+  pendingClips: z.number().int(),
+  failedClips: z.number().int(),
+  stages: z.record(stageCountsSchema),
+});
+
+export const segmentSchema = z.object({
+  startSecond: z.number(),
+  endSecond: z.number(),
+  text: z.string(),
+  source: segmentSourceSchema,
+});
+export const transcriptSchema = z.object({ videoId: z.string(), title: z.string(), segments: z.array(segmentSchema) });
+
+export const ingestPathsRequestSchema = z
+  .object({
+    /** Files or folders under one of the server's media roots. */
+    paths: z.array(z.string().min(1).max(4096)).min(1).max(1000),
+    incremental: z.boolean().optional(),
+  })
+  .strict();
+
+export const jobStatusSchema = z.enum(["queued", "running", "done", "failed", "cancelled"]);
+
+export const ingestResultSchema = z.object({
+  path: z.string(),
+  videoId: z.string().optional(),
+  status: z.enum(["ingested", "unchanged", "skipped", "failed"]),
+  error: z.object({ code: z.enum(errorCodeValues), message: z.string() }).optional(),
+  durationSeconds: z.number(),
+  clipCount: z.number().int(),
+  notes: z.array(z.string()),
+});
+
+export const jobSchema = z.object({
+  id: z.string(),
+  kind: z.literal("ingest"),
+  status: jobStatusSchema,
+  createdAt: z.string(),
+  startedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+  /** What the job ingests: display names (an upload's file name, or the path given). */
+  inputs: z.array(z.string()),
+  incremental: z.boolean(),
+  progress: z.object({
+    /** 0-based position of the file being ingested, and how many there are. */
+    position: z.number().int(),
+    total: z.number().int(),
+    path: z.string().optional(),
+    stage: z.string().optional(),
+    /** Within the current stage, 0..1. */
+    fraction: z.number().optional(),
+  }),
+  results: z.array(ingestResultSchema),
+  error: z.object({ code: z.enum(errorCodeValues), message: z.string() }).optional(),
+});
+export const jobCreatedSchema = z.object({ jobId: z.string() });
+export const jobListSchema = z.object({ jobs: z.array(jobSchema) });
+
+export const entityMatchSchema = z.object({ key: z.number().int(), name: z.string(), type: z.string(), score: z.number() });
+export const entityListSchema = z.object({ entities: z.array(entityMatchSchema) });
+export const entitySchema = z.object({
+  key: z.number().int(),
+  name: z.string(),
+  type: z.string(),
+  description: z.string(),
+  sources: z.array(
+    z.object({
+      videoId: z.string(),
+      title: z.string(),
+      chunkIndex: z.number().int(),
+      startSecond: z.number().optional(),
+      endSecond: z.number().optional(),
+      description: z.string(),
+    }),
+  ),
+  relations: z.array(z.object({ source: z.string(), target: z.string(), description: z.string(), strength: z.number() })),
+});
+
+export type HitJson = z.infer<typeof hitSchema>;
+export type AnswerJson = z.infer<typeof answerSchema>;
+export type VideoJson = z.infer<typeof videoSchema>;
+export type VideoDetailJson = z.infer<typeof videoDetailSchema>;
+export type JobJson = z.infer<typeof jobSchema>;
+export type EntityJson = z.infer<typeof entitySchema>;
+export type SearchRequest = z.infer<typeof searchRequestSchema>;
+export type AskRequest = z.infer<typeof askRequestSchema>;
+
+/** A hit as the faces show it (the library's value minus nothing internal today, but fixed in shape). */
+export function hitJson(hit: Hit): HitJson {
+  const { videoId, path, title, startSecond, endSecond, score, text, source, retriever, provenance } = hit;
+  return { videoId, path, title, startSecond, endSecond, score, text, source, retriever, ...(provenance ? { provenance } : {}) };
+}
+
+function citationJson(citation: Citation): z.infer<typeof citationSchema> {
+  const { videoId, path, title, startSecond, endSecond, quote, score, timesEstimated } = citation;
+  return { videoId, path, title, startSecond, endSecond, quote, score, timesEstimated };
+}
+
+export function answerJson(question: string, answer: Answer): AnswerJson {
+  return {
+    question,
+    text: answer.text,
+    citations: answer.citations.map(citationJson),
+    profile: answer.profile,
+    warnings: answer.warnings,
+    timings: answer.timings,
+    ...(answer.mode ? { mode: answer.mode } : {}),
+    moments: (answer.moments ?? []).map(hitJson),
+    ...(answer.extraction ? { extraction: answer.extraction } : {}),
+  };
+}
+
+/** A video with its deferred work, as `list --json` and `GET /api/videos` show it. */
+export function videoJson(video: Video, work?: { pendingClips: number; failedClips: number }): VideoJson {
+  const pendingClips = work?.pendingClips ?? 0;
+  return { ...video, pendingWork: pendingClips > 0, pendingClips, failedClips: work?.failedClips ?? 0 };
+}

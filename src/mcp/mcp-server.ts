@@ -1,0 +1,239 @@
+// The Model Context Protocol face of a library: tools an AI assistant calls over stdio to search, ask, list videos and
+// read transcripts. Every result cites the video and the second twice: in text for the model, and as structured content.
+
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { formatCitation, formatTimestamp } from "../answer/index.js";
+import {
+  answerJson,
+  answerSchema,
+  askRequestSchema,
+  hitJson,
+  retrievalModeSchema,
+  searchRequestSchema,
+  searchResponseSchema,
+  transcriptSchema,
+  videoJson,
+  videoListSchema,
+  type AnswerJson,
+  type HitJson,
+  type VideoJson,
+} from "../api/schemas.js";
+import type { Library } from "../library.js";
+import { toVideoRagError, VideoRagError } from "../spec/index.js";
+
+/** What the server tells clients about itself. */
+export interface McpServerOptions {
+  /** The videorag version, reported in the MCP handshake. */
+  version: string;
+}
+
+type Transcript = z.infer<typeof transcriptSchema>;
+
+// The request fields are the HTTP API's; only the descriptions, which the assistant reads, are the tools' own.
+const modeField = retrievalModeSchema.optional().describe("How to retrieve: naive | graph | visual | hybrid (default) | video");
+const limitField = (what: string) => searchRequestSchema.shape.limit.describe(what);
+const secondField = (what: string) => z.number().min(0).optional().describe(what);
+
+/** Seconds as exact as the index holds them, without float noise: 4.299 → "4.3". */
+function seconds(value: number): string {
+  return String(Number(value.toFixed(2)));
+}
+
+/** `[friday.mp4 0:03–0:04] video 1a2b…, seconds 3–4.3`: the citation people read, and where a program seeks to. */
+function citedMoment(moment: { videoId: string; title: string; startSecond: number; endSecond: number }, estimated = false): string {
+  return `${formatCitation(moment, estimated)} video ${moment.videoId}, seconds ${seconds(moment.startSecond)}–${seconds(moment.endSecond)}`;
+}
+
+function oneLine(text: string, maxCharacters: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > maxCharacters ? `${flat.slice(0, maxCharacters - 1)}…` : flat;
+}
+
+function searchText(query: string, hits: HitJson[]): string {
+  if (hits.length === 0) return `No moments match "${query}".`;
+  return hits
+    .map((hit, index) => `${index + 1}. ${citedMoment(hit)} (score ${hit.score.toPrecision(3)}; ${[hit.retriever, ...hit.source].join(", ")})\n   ${oneLine(hit.text, 400)}`)
+    .join("\n");
+}
+
+function answerText(answer: AnswerJson): string {
+  const lines = [answer.text];
+  if (answer.citations.length > 0) {
+    lines.push("", "Sources:");
+    answer.citations.forEach((citation, index) => lines.push(`${index + 1}. ${citedMoment(citation, citation.timesEstimated)}: "${oneLine(citation.quote, 300)}"`));
+  }
+  for (const warning of answer.warnings) lines.push(`warning: ${warning.detail}`);
+  return lines.join("\n");
+}
+
+function clips(count: number): string {
+  return `${count} ${count === 1 ? "clip" : "clips"}`;
+}
+
+function videosText(videos: VideoJson[]): string {
+  if (videos.length === 0) return "The library is empty.";
+  return videos
+    .map((video) => {
+      const work = video.pendingClips > 0 ? `; ${clips(video.pendingClips)} still pending extraction` : "";
+      return `${video.title} (video ${video.id}): ${formatTimestamp(video.durationSeconds)} (${seconds(video.durationSeconds)} seconds), ${clips(video.clipCount)}, ${video.kind}${work}; ${video.path}`;
+    })
+    .join("\n");
+}
+
+function transcriptText(transcript: Transcript, range: { fromSecond: number; toSecond: number; estimated: boolean }): string {
+  const head = `${transcript.title} (video ${transcript.videoId}), seconds ${seconds(range.fromSecond)}–${seconds(range.toSecond)}:`;
+  if (transcript.segments.length === 0) return `${head} no indexed text in this range.`;
+  const lines = transcript.segments.map(
+    (segment) => `${formatCitation({ title: transcript.title, ...segment }, range.estimated)} seconds ${seconds(segment.startSecond)}–${seconds(segment.endSecond)} (${segment.source}) ${oneLine(segment.text, 1000)}`,
+  );
+  return [head, ...lines].join("\n");
+}
+
+/** A tool's success: the text the model reads and the same facts as structured content. */
+function result(text: string, structuredContent: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text }], structuredContent };
+}
+
+/** Runs a tool; a failure becomes an error result (`VIDEO_NOT_FOUND no video …`) the model can read, never a crash. */
+async function guarded(work: () => Promise<CallToolResult> | CallToolResult): Promise<CallToolResult> {
+  try {
+    return await work();
+  } catch (error) {
+    const failure = toVideoRagError(error);
+    return { content: [{ type: "text", text: `${failure.code} ${failure.message}` }], isError: true };
+  }
+}
+
+/** An MCP server whose tools run on `library`; connect it to a transport (serveMcp does, over stdio). */
+export function createMcpServer(library: Library, options: McpServerOptions): McpServer {
+  const server = new McpServer(
+    { name: "videorag", version: options.version },
+    {
+      instructions:
+        "A library of videos indexed by what is said and shown in them. Use search to find moments, ask for an answer with " +
+        "citations, list_videos to see the library and get_transcript to read what is said around a moment. Cite moments " +
+        "to the user as [title m:ss–m:ss].",
+    },
+  );
+
+  server.registerTool(
+    "search",
+    {
+      title: "Search the videos",
+      description: "Ranked moments of the library's videos matching a query: each with the video, its start and end second, and the text found there.",
+      inputSchema: {
+        query: searchRequestSchema.shape.query.describe("What to look for: words said or shown, a topic, a name"),
+        mode: modeField,
+        limit: limitField("Most moments to return (default 10)"),
+      },
+      outputSchema: searchResponseSchema,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ query, mode, limit }, extra) =>
+      guarded(async () => {
+        const hits = (await library.search(query, { mode, limit, signal: extra.signal })).map(hitJson);
+        return result(searchText(query, hits), { hits });
+      }),
+  );
+
+  server.registerTool(
+    "ask",
+    {
+      title: "Ask the videos",
+      description:
+        "An answer to a question drawn from the library's videos, with citations: the video and the seconds each part of the answer comes from.",
+      inputSchema: {
+        question: askRequestSchema.shape.question.describe("The question, in plain words"),
+        mode: modeField,
+        limit: limitField("How many moments to draw the answer from"),
+      },
+      outputSchema: answerSchema,
+      // Asking may extract deferred text from the clips it needs, which the library keeps: not read-only, never destructive.
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    },
+    ({ question, mode, limit }, extra) =>
+      guarded(async () => {
+        const answer = answerJson(question, await library.ask(question, { mode, limit, signal: extra.signal }));
+        return result(answerText(answer), answer);
+      }),
+  );
+
+  server.registerTool(
+    "list_videos",
+    {
+      title: "List the videos",
+      description: "The videos in the library: id, title, duration in seconds, clip count, and whether deferred indexing work is pending.",
+      outputSchema: videoListSchema,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () =>
+      guarded(() => {
+        const work = new Map(library.status().byVideo.map((entry) => [entry.videoId, entry]));
+        const videos = library.list().map((video) => videoJson(video, work.get(video.id)));
+        return result(videosText(videos), { videos });
+      }),
+  );
+
+  server.registerTool(
+    "get_transcript",
+    {
+      title: "Read a video's transcript",
+      description:
+        "The indexed text of one video (subtitles, speech, on-screen text) between two seconds, each line with its seconds and source.",
+      inputSchema: {
+        video: z.string().trim().min(1).describe("The video: its id, an id prefix of at least 4 characters, its path or its title"),
+        fromSecond: secondField("Start of the range in seconds (default 0)"),
+        toSecond: secondField("End of the range in seconds (default the end of the video)"),
+      },
+      outputSchema: transcriptSchema,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ video: reference, fromSecond, toSecond }) =>
+      guarded(() => {
+        if (fromSecond !== undefined && toSecond !== undefined && toSecond < fromSecond) {
+          throw new VideoRagError("ARGUMENT_INVALID", `toSecond (${toSecond}) is before fromSecond (${fromSecond})`);
+        }
+        const { video, segments } = library.transcript(reference, fromSecond, toSecond);
+        const transcript: Transcript = {
+          videoId: video.id,
+          title: video.title,
+          segments: segments.map(({ startSecond, endSecond, text, source }) => ({ startSecond, endSecond, text, source })),
+        };
+        const range = { fromSecond: fromSecond ?? 0, toSecond: toSecond ?? video.durationSeconds, estimated: video.timesEstimated };
+        return result(transcriptText(transcript, range), transcript);
+      }),
+  );
+
+  return server;
+}
+
+/**
+ * Serves the library's tools over stdin and stdout until the client closes stdin (or the process is told to stop).
+ * While it runs, stdout carries protocol messages only: whatever else logs there is sent to stderr.
+ */
+export async function serveMcp(library: Library, options: McpServerOptions): Promise<void> {
+  const server = createMcpServer(library, options);
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = resolve;
+  });
+  const { log, info, debug } = console;
+  // A model runtime or a dependency that logs with console.log would corrupt the protocol stream.
+  console.log = console.info = console.debug = (...data: unknown[]) => console.error(...data);
+  // The SDK's stdio transport does not notice stdin ending; a client that goes away must still end the process.
+  const stop = (): void => void server.close();
+  process.stdin.once("end", stop);
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  try {
+    await server.connect(new StdioServerTransport());
+    await closed;
+  } finally {
+    process.stdin.off("end", stop);
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    Object.assign(console, { log, info, debug });
+  }
+}

@@ -1,0 +1,420 @@
+// The HTTP API over the library API, as an app factory (tested in-process with requests): videos, media with byte
+// ranges, thumbnails, transcripts, search, ask (JSON or server-sent events), ingest jobs, the knowledge graph, the
+// OpenAPI document and the web UI. Errors are `{ error: { code, message } }` with the status from the one error table.
+
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { extname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { streamSSE, type SSEStreamingApi } from "hono/streaming";
+import type { z } from "zod";
+import {
+  answerJson,
+  askRequestSchema,
+  hitJson,
+  ingestPathsRequestSchema,
+  searchRequestSchema,
+  videoJson,
+  type EntityJson,
+  type VideoDetailJson,
+} from "../api/index.js";
+import type { Library } from "../library.js";
+import { VideoRagError, errorOutcomes, toVideoRagError, type Segment, type Video } from "../spec/index.js";
+import type { IngestJobs } from "./ingest-jobs.js";
+import { newJobId } from "./ingest-jobs.js";
+import { openApiDocument } from "./openapi.js";
+import { formatBytes, receiveUpload } from "./receive-upload.js";
+import { createVideoMedia, fileResponse } from "./video-media.js";
+
+export interface AppOptions {
+  library: Library;
+  jobs: IngestJobs;
+  version: string;
+  /** When set, every route but the health check and the web UI needs `Authorization: Bearer <token>` (or the login cookie). */
+  token?: string;
+  /** Folders whose files `POST /api/ingest { paths }` may name; none: paths are refused. */
+  mediaRoots?: string[];
+  /** Largest upload, all files together (default 4 GiB). */
+  uploadLimitBytes?: number;
+  /** Largest JSON body (default 1 MiB). */
+  jsonLimitBytes?: number;
+  /** Origins allowed to call the API from another site; none: CORS is off. */
+  corsOrigins?: string[];
+  /** The built web UI; absent: `/` says how to build it. */
+  webRoot?: string;
+  /** One line per request and job event; default nothing. */
+  log?: (line: string) => void;
+}
+
+const sessionCookie = "videorag_session";
+const staticTypes: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".json": "application/json",
+  ".woff2": "font/woff2",
+};
+
+export function createApp(options: AppOptions): Hono {
+  const { library, jobs } = options;
+  const log = options.log ?? (() => undefined);
+  const uploadLimitBytes = options.uploadLimitBytes ?? 4 * 2 ** 30;
+  const jsonLimitBytes = options.jsonLimitBytes ?? 2 ** 20;
+  const media = createVideoMedia(library.path);
+  const mediaRoots = (options.mediaRoots ?? []).map((root) => realpathSync(resolve(root)));
+  const uploads = join(library.path, "uploads");
+  const app = new Hono();
+
+  // One log line per request: method, route pattern (never the query, which could carry a secret), status, ms.
+  app.use(async (c, next) => {
+    const started = performance.now();
+    await next();
+    log(`${c.req.method} ${c.req.routePath} ${c.res.status} ${Math.round(performance.now() - started)}ms`);
+  });
+
+  if (options.corsOrigins && options.corsOrigins.length > 0) {
+    app.use("/api/*", cors({ origin: options.corsOrigins, allowHeaders: ["Authorization", "Content-Type", "Range"], credentials: true }));
+  }
+
+  const token = options.token;
+  if (token) {
+    const expectedSession = sessionValue(token);
+    app.use("*", async (c, next) => {
+      const path = c.req.path;
+      const open = path === "/api/health" || path === "/api/login" || !(path.startsWith("/api/") || path === "/openapi.json");
+      if (open || c.req.method === "OPTIONS") return next();
+      const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+      const cookie = readCookie(c.req.header("cookie"), sessionCookie);
+      if ((bearer !== undefined && sameSecret(bearer, token)) || (cookie !== undefined && sameSecret(cookie, expectedSession))) return next();
+      throw new VideoRagError("AUTH_REQUIRED", "this server needs a token: send Authorization: Bearer <token>");
+    });
+  }
+
+  const jsonBody = bodyLimit({
+    maxSize: jsonLimitBytes,
+    onError: () => {
+      throw new VideoRagError("BODY_TOO_LARGE", `the request body is larger than ${formatBytes(jsonLimitBytes)}`);
+    },
+  });
+  const readJson = async <T extends z.ZodTypeAny>(c: Context, schema: T): Promise<z.infer<T>> => {
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch (error) {
+      if (VideoRagError.isInstance(error)) throw error;
+      throw new VideoRagError("ARGUMENT_INVALID", "the request body is not JSON");
+    }
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new VideoRagError("ARGUMENT_INVALID", `${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`);
+    }
+    return parsed.data;
+  };
+  /** Only a video in the library, by its exact id: a path or title never reaches the file system through these routes. */
+  const videoById = (id: string): Video => {
+    const video = /^[0-9A-Za-z_-]{1,128}$/.test(id) ? library.list().find((candidate) => candidate.id === id) : undefined;
+    if (!video) throw new VideoRagError("VIDEO_NOT_FOUND", `no video "${id}" in the library`, { subject: id });
+    return video;
+  };
+
+  app.get("/api/health", async (c) => c.json({ ok: true, version: options.version, profile: await library.profile() }));
+
+  app.post("/api/login", jsonBody, async (c) => {
+    const body = (await c.req.json().catch(() => ({}))) as { token?: unknown };
+    if (!token) return c.body(null, 204);
+    if (typeof body.token !== "string" || !sameSecret(body.token, token)) throw new VideoRagError("AUTH_REQUIRED", "that token is not the server's");
+    c.header("Set-Cookie", `${sessionCookie}=${sessionValue(token)}; HttpOnly; SameSite=Strict; Path=/`);
+    return c.body(null, 204);
+  });
+
+  app.get("/openapi.json", (c) => c.json(openApiDocument(options.version)));
+
+  app.get("/api/status", (c) => {
+    const { byVideo: _byVideo, ...totals } = library.status();
+    return c.json(totals);
+  });
+
+  app.get("/api/videos", (c) => {
+    const work = new Map(library.status().byVideo.map((entry) => [entry.videoId, entry]));
+    return c.json({ videos: library.list().map((video) => videoJson(video, work.get(video.id))) });
+  });
+
+  app.get("/api/videos/:id", (c) => {
+    const detail = library.videoDetail(videoById(c.req.param("id")).id);
+    const body: VideoDetailJson = {
+      ...videoJson(detail.video, detail),
+      sources: detail.sources,
+      clips: detail.clips,
+      stages: detail.stages,
+    };
+    return c.json(body);
+  });
+
+  app.delete("/api/videos/:id", async (c) => {
+    const video = await library.remove(videoById(c.req.param("id")).id);
+    media.forget(video.id);
+    // A file uploaded to the server belongs to the library: it goes with its video.
+    if (isInside(video.path, uploads)) rmSync(video.path, { force: true });
+    return c.json({ removed: { id: video.id, path: video.path } });
+  });
+
+  app.get("/api/videos/:id/media", async (c) => {
+    const file = await media.playable(videoById(c.req.param("id")));
+    return fileResponse(file.path, file.contentType, c.req.header("range"), { "Cache-Control": "private, max-age=3600" });
+  });
+
+  app.get("/api/videos/:id/frame", async (c) => {
+    const video = videoById(c.req.param("id"));
+    const second = Number(c.req.query("t") ?? "0");
+    if (!Number.isFinite(second) || second < 0) throw new VideoRagError("ARGUMENT_INVALID", "t must be a second ≥ 0");
+    const file = await media.thumbnail(video, second);
+    return fileResponse(file, "image/jpeg", undefined, { "Cache-Control": "private, max-age=86400" });
+  });
+
+  app.get("/api/videos/:id/transcript.vtt", (c) => {
+    const video = videoById(c.req.param("id"));
+    const { segments } = library.transcript(video.id);
+    c.header("Content-Type", "text/vtt; charset=utf-8");
+    return c.body(webVtt(segments));
+  });
+
+  app.get("/api/videos/:id/transcript", (c) => {
+    const video = videoById(c.req.param("id"));
+    const from = c.req.query("from");
+    const to = c.req.query("to");
+    const { segments } = library.transcript(video.id, from === undefined ? undefined : Number(from), to === undefined ? undefined : Number(to));
+    return c.json({
+      videoId: video.id,
+      title: video.title,
+      segments: segments.map(({ startSecond, endSecond, text, source }) => ({ startSecond, endSecond, text, source })),
+    });
+  });
+
+  app.get("/api/videos/:id/entities", (c) => c.json({ entities: library.videoEntities(videoById(c.req.param("id")).id, 50) }));
+
+  app.post("/api/search", jsonBody, async (c) => {
+    const request = await readJson(c, searchRequestSchema);
+    const hits = await library.search(request.query, { limit: request.limit ?? 10, mode: request.mode, signal: c.req.raw.signal });
+    return c.json({ hits: hits.map(hitJson) });
+  });
+
+  app.post("/api/ask", jsonBody, async (c) => {
+    const request = await readJson(c, askRequestSchema);
+    const askOptions = { limit: request.limit, mode: request.mode, extract: request.extract };
+    if (!(c.req.header("accept") ?? "").includes("text/event-stream")) {
+      const answer = await library.ask(request.question, { ...askOptions, signal: c.req.raw.signal });
+      return c.json(answerJson(request.question, answer));
+    }
+    return streamSSE(c, async (stream) => {
+      const controller = new AbortController();
+      stream.onAbort(() => controller.abort(new VideoRagError("INTERRUPTED", "the client went away")));
+      const send = ordered(stream);
+      let streamed = false;
+      try {
+        const answer = await library.ask(request.question, {
+          ...askOptions,
+          signal: controller.signal,
+          onMoments: (moments) => send("moments", { moments: moments.map(hitJson) }),
+          onExtraction: (event) => send("extraction", event),
+          onText: (delta) => {
+            streamed = true;
+            send("text", { delta });
+          },
+        });
+        const body = answerJson(request.question, answer);
+        // The lite answer is written at once: it arrives as one text event.
+        if (!streamed) send("text", { delta: body.text });
+        for (const citation of body.citations) send("citation", citation);
+        send("done", body);
+      } catch (error) {
+        const failure = toVideoRagError(error);
+        send("error", { error: { code: failure.code, message: failure.message } });
+      }
+      await send.drained();
+    });
+  });
+
+  app.post("/api/ingest", async (c) => {
+    const contentType = c.req.header("content-type") ?? "";
+    if (contentType.startsWith("multipart/form-data")) {
+      const id = newJobId();
+      const dir = join(uploads, id);
+      const upload = await receiveUpload(c.req.raw, dir, uploadLimitBytes);
+      const job = jobs.enqueue({
+        id,
+        paths: upload.files.map((file) => file.path),
+        names: upload.files.map((file) => file.name),
+        incremental: upload.fields.incremental === "true",
+        uploadDir: dir,
+      });
+      return c.json({ jobId: job.id }, 202);
+    }
+    const declared = Number(c.req.header("content-length") ?? "0");
+    if (declared > jsonLimitBytes) throw new VideoRagError("BODY_TOO_LARGE", `the request body is larger than ${formatBytes(jsonLimitBytes)}`);
+    const request = await readJson(c, ingestPathsRequestSchema);
+    if (mediaRoots.length === 0) {
+      throw new VideoRagError("PATH_OUTSIDE_LIBRARY", "this server ingests uploads only; start it with --media-root <dir> to ingest paths");
+    }
+    const paths = request.paths.map((path) => confined(path, mediaRoots));
+    const job = jobs.enqueue({ paths, names: request.paths, incremental: request.incremental ?? false });
+    return c.json({ jobId: job.id }, 202);
+  });
+
+  app.get("/api/jobs", (c) => c.json({ jobs: jobs.list() }));
+  app.get("/api/jobs/:id", (c) => c.json(jobs.get(c.req.param("id"))));
+  app.delete("/api/jobs/:id", (c) => c.json(jobs.cancel(c.req.param("id"))));
+  app.get("/api/jobs/:id/events", (c) => {
+    jobs.get(c.req.param("id"));
+    return streamSSE(c, async (stream) => {
+      const send = ordered(stream);
+      await new Promise<void>((finish) => {
+        const unsubscribe = jobs.subscribe(c.req.param("id"), (job) => {
+          send("job", job);
+          if (job.status === "done" || job.status === "failed" || job.status === "cancelled") {
+            send("end", { status: job.status });
+            queueMicrotask(() => unsubscribe());
+            finish();
+          }
+        });
+        stream.onAbort(() => {
+          unsubscribe();
+          finish();
+        });
+      });
+      await send.drained();
+    });
+  });
+
+  app.get("/api/entities", (c) => {
+    const query = c.req.query("q")?.trim();
+    if (!query) throw new VideoRagError("ARGUMENT_INVALID", "q= needs a name to look for");
+    return c.json({ entities: library.searchEntities(query, 20) });
+  });
+
+  app.get("/api/entities/:key", (c) => {
+    const key = Number(c.req.param("key"));
+    const found = Number.isInteger(key) ? library.entityByKey(key) : undefined;
+    if (!found) throw new VideoRagError("ENTITY_NOT_FOUND", `no entity ${c.req.param("key")} in the graph`);
+    const titles = new Map(library.list().map((video) => [video.id, video]));
+    const body: EntityJson = {
+      key: found.entity.key,
+      name: found.entity.name,
+      type: found.entity.type,
+      description: found.entity.description,
+      sources: found.entity.sources.slice(0, 100).map((source) => {
+        const moment = found.moments.find((candidate) => candidate.videoId === source.videoId && candidate.chunkIndex === source.chunkIndex);
+        return {
+          videoId: source.videoId,
+          title: titles.get(source.videoId)?.title ?? source.videoId,
+          chunkIndex: source.chunkIndex,
+          ...(moment ? { startSecond: moment.startSecond, endSecond: moment.endSecond } : {}),
+          description: source.description,
+        };
+      }),
+      relations: found.relations,
+    };
+    return c.json(body);
+  });
+
+  app.all("/api/*", () => {
+    throw new VideoRagError("ROUTE_NOT_FOUND", "no such route (see /openapi.json)");
+  });
+
+  // The web UI: built files, and index.html for anything else (the UI routes with the URL's hash).
+  app.get("*", (c) => {
+    const root = options.webRoot;
+    if (!root || !existsSync(join(root, "index.html"))) {
+      return c.text("The web UI is not built: run `npm run build` in the videorag package. The API is at /api/.", 404);
+    }
+    const requested = resolve(root, `.${decodeURIComponent(c.req.path)}`);
+    const file = isInside(requested, root) && existsSync(requested) && !requested.endsWith(sep) && extname(requested) ? requested : join(root, "index.html");
+    const type = staticTypes[extname(file)] ?? "application/octet-stream";
+    const immutable = file.includes(`${sep}assets${sep}`);
+    return c.body(readFileSync(file), 200, { "Content-Type": type, "Cache-Control": immutable ? "public, max-age=31536000, immutable" : "no-cache" });
+  });
+
+  app.onError((error, c) => {
+    const failure = toVideoRagError(error);
+    if (failure.code === "INTERNAL") log(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return c.json({ error: { code: failure.code, message: failure.message } }, errorOutcomes[failure.code].httpStatus as 400);
+  });
+  app.notFound(() => {
+    throw new VideoRagError("ROUTE_NOT_FOUND", "no such route");
+  });
+  return app;
+}
+
+/** Server-sent events written in the order they were sent, from callbacks that cannot wait. */
+function ordered(stream: SSEStreamingApi): ((event: string, data: unknown) => void) & { drained(): Promise<void> } {
+  let chain = Promise.resolve();
+  const send = (event: string, data: unknown): void => {
+    chain = chain.then(() => (stream.aborted ? undefined : stream.writeSSE({ event, data: JSON.stringify(data) }))).catch(() => undefined);
+  };
+  return Object.assign(send, { drained: () => chain });
+}
+
+/** A path the server may ingest: it resolves, after symbolic links, inside one of the media roots. */
+function confined(path: string, roots: string[]): string {
+  if (!isAbsolute(path)) throw new VideoRagError("ARGUMENT_INVALID", `give an absolute path, not "${path}"`, { subject: path });
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    throw new VideoRagError("INPUT_NOT_FOUND", "the path does not exist", { subject: path });
+  }
+  if (!roots.some((root) => isInside(real, root))) {
+    throw new VideoRagError("PATH_OUTSIDE_LIBRARY", "the path is outside the server's media roots", { subject: path });
+  }
+  return real;
+}
+
+function isInside(path: string, root: string): boolean {
+  const within = relative(root, path);
+  return within === "" || (!within.startsWith("..") && !isAbsolute(within));
+}
+
+/** Compares two secrets in time that does not depend on where they differ (their hashes have one length). */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (value: string): Buffer => createHash("sha256").update(value).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** The login cookie: derived from the token, so the token itself is never stored in the browser. */
+function sessionValue(token: string): string {
+  return createHmac("sha256", token).update("videorag session").digest("hex");
+}
+
+function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? "").split(";")) {
+    const [key, ...value] = part.trim().split("=");
+    if (key === name) return value.join("=");
+  }
+  return undefined;
+}
+
+/** The indexed text as WebVTT cues; text that is not speech says where it came from. */
+export function webVtt(segments: Segment[]): string {
+  const cueTime = (second: number): string => {
+    const whole = Math.max(0, second);
+    const hours = Math.floor(whole / 3600);
+    const minutes = Math.floor((whole % 3600) / 60);
+    const seconds = whole % 60;
+    return `${String(hours).padStart(2, "0")}:${String(minutes).padStart(2, "0")}:${seconds.toFixed(3).padStart(6, "0")}`;
+  };
+  const label: Partial<Record<Segment["source"], string>> = { screen: "(on screen) ", visual: "(seen) ", caption: "(seen) " };
+  const cues = [...segments]
+    .sort((a, b) => a.startSecond - b.startSecond)
+    .map((segment) => {
+      const end = Math.max(segment.endSecond, segment.startSecond + 0.5);
+      // A blank line would end the cue early; "-->" would start a new one.
+      const text = `${label[segment.source] ?? ""}${segment.text}`.replace(/\n\s*\n/g, "\n").replaceAll("-->", "->");
+      return `${cueTime(segment.startSecond)} --> ${cueTime(end)}\n${text}`;
+    });
+  return `WEBVTT\n\n${cues.join("\n\n")}\n`;
+}

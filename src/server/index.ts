@@ -1,0 +1,4 @@
+// The HTTP server: the API and the web UI over the library API.
+export { createApp, webVtt, type AppOptions } from "./create-app.js";
+export { createIngestJobs, type IngestJobs } from "./ingest-jobs.js";
+export { checkExposure, isLoopback, startServer, type RunningServer, type ServerOptions } from "./start-server.js";

@@ -1,0 +1,95 @@
+// Starts the HTTP server on a library: loopback by default, a token required anywhere else, ingest jobs resumed from
+// the library folder, and a shutdown that lets the current commit finish and leaves the running job queued.
+
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { serve, type ServerType } from "@hono/node-server";
+import type { Library } from "../library.js";
+import { packageVersion } from "../package-version.js";
+import { VideoRagError } from "../spec/index.js";
+import { createApp } from "./create-app.js";
+import { createIngestJobs } from "./ingest-jobs.js";
+
+export interface ServerOptions {
+  library: Library;
+  /** Default 127.0.0.1. Any other address needs a token. */
+  host?: string;
+  /** Default 7860; 0 picks a free port. */
+  port?: number;
+  token?: string;
+  mediaRoots?: string[];
+  uploadLimitBytes?: number;
+  corsOrigins?: string[];
+  /** The built web UI (default: the package's dist/web). */
+  webRoot?: string;
+  /** One line per request and job event (default: nothing). */
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  /** http://host:port */
+  url: string;
+  port: number;
+  /** Stops taking requests, stops the running job at its next stage boundary (it stays queued), closes connections. */
+  close(): Promise<void>;
+}
+
+const packageRoot = fileURLToPath(new URL("../..", import.meta.url));
+const loopbackHosts = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** True for the addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return loopbackHosts.has(host) || host.startsWith("127.");
+}
+
+/** Refuses an address beyond this machine without a token. */
+export function checkExposure(host: string, token: string | undefined): void {
+  if (!isLoopback(host) && !token) {
+    throw new VideoRagError("ARGUMENT_INVALID", `--host ${host} exposes the library beyond this machine; set --token or VIDEORAG_TOKEN`);
+  }
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const host = options.host ?? "127.0.0.1";
+  checkExposure(host, options.token);
+  const log = options.log ?? (() => undefined);
+  const jobs = createIngestJobs({ library: options.library, dir: join(options.library.path, "jobs"), log });
+  const app = createApp({
+    library: options.library,
+    jobs,
+    version: packageVersion(),
+    token: options.token,
+    mediaRoots: options.mediaRoots,
+    uploadLimitBytes: options.uploadLimitBytes,
+    corsOrigins: options.corsOrigins,
+    webRoot: options.webRoot ?? join(packageRoot, "dist", "web"),
+    log,
+  });
+  const server = await new Promise<ServerType>((resolve, reject) => {
+    const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 7860 }, () => resolve(started));
+    started.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        new VideoRagError("ARGUMENT_INVALID", error.code === "EADDRINUSE" ? `port ${options.port} is already in use` : `cannot listen on ${host}: ${error.message}`, {
+          cause: error,
+        }),
+      ),
+    );
+  });
+  jobs.start();
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : (options.port ?? 7860);
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    close: () =>
+      (closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        await jobs.shutdown();
+        // Server-sent event streams stay open until their clients leave; a shutdown does not wait for them.
+        if ("closeAllConnections" in server) server.closeAllConnections();
+        await stopped;
+      })()),
+  };
+}

@@ -1,0 +1,190 @@
+// The web UI in a real browser: Debian's Chromium, driven by playwright-core, against a running server on real media.
+// A question's answer streams in and its citation chip plays the cited moment in the page (an H.264 MP4 as it is, and
+// an HEVC MKV with bitmap subtitles transcoded by the server); an upload through the page's file input shows its
+// progress, lands in the library and is found by a search; a server with a token asks for it, then lets the page in.
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { chromium, type Page } from "playwright-core";
+import { openLibrary } from "../library.js";
+import { runCli } from "../test-support/cli.js";
+import { needsShared, sharedPath } from "../test-support/shared.js";
+import { startServer } from "./index.js";
+
+const chromiumPath = "/usr/bin/chromium";
+const webIndex = new URL("../../dist/web/index.html", import.meta.url).pathname;
+const skip: string | false = !existsSync(chromiumPath)
+  ? `no Chromium at ${chromiumPath} (Debian: apt-get install chromium)`
+  : needsShared || (existsSync(webIndex) ? false : "the web UI is not built: run npm run build:web");
+if (skip) console.log(`# web UI tests skipped: ${skip}`);
+
+const scratch = mkdtempSync(join(tmpdir(), "videorag-web-ui-test-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+const subtitledLibrary = join(scratch, "subtitled");
+
+before(() => {
+  if (skip) return;
+  const media = [sharedPath("media/subtitled/friday.mp4"), sharedPath("media/subtitled/popeye_vobsub.mkv")];
+  const ingest = runCli(scratch, ["ingest", "--library", subtitledLibrary, "--no-visual", ...media]);
+  assert.equal(ingest.status, 0, ingest.stderr);
+});
+
+/** A server on the library and a browser page on it; both closed after `run`, which also fails on any page error. */
+async function withPage(libraryPath: string, run: (page: Page, url: string) => Promise<void>, options: { token?: string } = {}): Promise<void> {
+  const library = await openLibrary({ path: libraryPath });
+  const server = await startServer({ library, port: 0, ...options });
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const pageErrors: string[] = [];
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    await run(page, server.url);
+    assert.deepEqual(pageErrors, [], "the page threw");
+  } finally {
+    await browser.close();
+    await server.close();
+    library.close();
+  }
+}
+
+/** What the page's player element says about itself. */
+interface PlayerState {
+  currentTime: number;
+  paused: boolean;
+  readyState: number;
+  decodedFrames: number;
+  videoWidth: number;
+  /** The stretches of media played, [start, end] seconds. */
+  played: [number, number][];
+}
+
+interface PlayerElement {
+  currentTime: number;
+  paused: boolean;
+  readyState: number;
+  videoWidth: number;
+  played: { length: number; start(index: number): number; end(index: number): number };
+  getVideoPlaybackQuality(): { totalVideoFrames: number };
+}
+
+/** Asks in the page, clicks the citation chip of `title` whose quote has `quoted`, and returns the moment and the player once it stops. */
+async function askAndPlay(page: Page, url: string, question: string, cited: { title: string; quoted: string }, timeoutMs: number) {
+  await page.goto(`${url}/#/ask`);
+  const streamed = page.waitForResponse((response) => response.url().endsWith("/api/ask"));
+  await page.getByLabel("Question").fill(question);
+  await page.getByLabel("Question").press("Enter");
+  assert.match((await streamed).headers()["content-type"] ?? "", /text\/event-stream/, "the answer comes as server-sent events");
+
+  const chip = page.locator(`.answer-text .citation-chip[aria-label^="Play ${cited.title} "][title*="${cited.quoted}"]`).first();
+  await chip.waitFor({ timeout: 30_000 });
+  const startSecond = Number(await chip.getAttribute("data-start-second"));
+  const endSecond = Number(await chip.getAttribute("data-end-second"));
+  assert.ok(endSecond > startSecond, `${startSecond}–${endSecond}`);
+  await chip.click();
+
+  await page.locator('.moment-player[data-state="ended"]').waitFor({ timeout: timeoutMs });
+  const player = await page.locator(".moment-player video").evaluate(
+    (video: PlayerElement): PlayerState => ({
+      currentTime: video.currentTime,
+      paused: video.paused,
+      readyState: video.readyState,
+      decodedFrames: video.getVideoPlaybackQuality().totalVideoFrames,
+      videoWidth: video.videoWidth,
+      played: Array.from({ length: video.played.length }, (_, index): [number, number] => [video.played.start(index), video.played.end(index)]),
+    }),
+  );
+  return { startSecond, endSecond, player };
+}
+
+function assertPlayedMoment({ startSecond, endSecond, player }: { startSecond: number; endSecond: number; player: PlayerState }): void {
+  const moment = `${startSecond}–${endSecond}, player ${JSON.stringify(player)}`;
+  assert.ok(player.currentTime >= startSecond - 0.5 && player.currentTime <= endSecond + 0.5, `stopped inside the cited moment: ${moment}`);
+  assert.ok(player.currentTime >= endSecond - 0.5, `played to the moment's end: ${moment}`);
+  assert.equal(player.paused, true, `paused at the moment's end: ${moment}`);
+  assert.ok(player.played.length > 0, `played: ${moment}`);
+  for (const [from, to] of player.played) {
+    assert.ok(from >= startSecond - 0.5 && to <= endSecond + 0.5, `played only the cited moment: ${moment}`);
+  }
+  assert.ok(player.decodedFrames > 0 || player.readyState >= 2, `decoded frames: ${moment}`);
+  assert.ok(player.videoWidth > 0, `has a picture: ${moment}`);
+}
+
+test("ask: the answer streams in, and its citation chip plays the cited moment of friday.mp4 in the page", { skip, timeout: 60_000 }, async () => {
+  await withPage(subtitledLibrary, async (page, url) => {
+    // friday.vtt 00:04.300 --> 00:06.000 "Somebody must've stolen the crown jewels"
+    const played = await askAndPlay(page, url, "who stole the crown jewels?", { title: "friday.mp4", quoted: "crown jewels" }, 30_000);
+    assert.match(await page.locator(".answer-text").innerText(), /crown jewels/);
+    assert.ok(played.startSecond >= 4 && played.startSecond < 5, `cites 0:04, got ${played.startSecond}`);
+    assertPlayedMoment(played);
+
+    // The evidence says which retrievers found the moment, as `ask --explain` does.
+    const evidence = page.locator(".evidence .moment").first();
+    assert.match(await evidence.innerText(), /Somebody must've stolen the crown jewels/);
+    assert.match(await evidence.locator(".provenance").innerText(), /bm25 rank 1/);
+    assert.match(await page.locator(".answer-footer").innerText(), /lite/);
+  });
+});
+
+test("ask: a citation of an HEVC MKV with VobSub subtitles plays in the page, transcoded by the server", { skip, timeout: 150_000 }, async () => {
+  await withPage(subtitledLibrary, async (page, url) => {
+    // popeye_p3.eng.srt 00:57.012 --> 00:59.012 "That's the biggest buzzard I ever saw"; the MKV carries it as bitmaps read by OCR.
+    const played = await askAndPlay(page, url, "what was the biggest buzzard he ever saw?", { title: "popeye_vobsub.mkv", quoted: "buzzard" }, 120_000);
+    assert.ok(played.startSecond >= 55 && played.startSecond < 59, `cites 0:57, got ${played.startSecond}`);
+    assertPlayedMoment(played);
+  });
+});
+
+test("library: an upload through the page shows its progress, appears in the list, and a search finds it", { skip, timeout: 90_000 }, async () => {
+  await withPage(join(scratch, "uploaded"), async (page, url) => {
+    await page.goto(`${url}/#/`);
+    await page.getByText("No videos yet").waitFor();
+
+    // The sidecar goes with the video: the server keeps an upload's files in one folder.
+    await page.getByLabel(/Upload videos/).setInputFiles([sharedPath("media/subtitled/friday.mp4"), sharedPath("media/subtitled/friday.vtt")]);
+    const job = page.locator(".jobs .job").first();
+    await job.locator("progress").first().waitFor();
+    assert.match(await job.locator(".job-names").innerText(), /friday\.mp4/);
+
+    await page.locator('.job[data-status="done"]').waitFor({ timeout: 60_000 });
+    assert.match(await job.locator(".job-status").innerText(), /done: 1 video added/);
+    const card = page.locator(".video-card", { hasText: "friday.mp4" });
+    await card.waitFor();
+    await card.locator(".badge", { hasText: "subtitles" }).waitFor();
+    assert.match(await card.locator(".video-meta").innerText(), /0:06/);
+
+    await page.getByRole("link", { name: "Search" }).click();
+    await page.getByLabel(/Words, names/).fill("crown jewels");
+    await page.getByLabel(/Words, names/).press("Enter");
+    const hit = page.locator(".moment").first();
+    await hit.waitFor();
+    assert.match(await hit.locator(".moment-title").innerText(), /friday\.mp4/);
+    assert.deepEqual(await hit.locator("mark").allInnerTexts(), ["crown", "jewels"]);
+  });
+});
+
+test("a server with a token: the page asks for it, refuses a wrong one, and loads the library once given the right one", { skip, timeout: 60_000 }, async () => {
+  await withPage(
+    subtitledLibrary,
+    async (page, url) => {
+      await page.goto(`${url}/#/`);
+      const token = page.getByLabel("Access token");
+      await token.fill("not the token");
+      await token.press("Enter");
+      await page.getByRole("alert").filter({ hasText: "that token is not the server's" }).waitFor();
+
+      await token.fill("open sesame");
+      await token.press("Enter");
+      await page.locator(".video-card", { hasText: "friday.mp4" }).waitFor();
+      assert.equal(await token.count(), 0, "the form is gone");
+      // The pictures come with the login cookie too.
+      const thumbnail = page.locator(".video-card", { hasText: "friday.mp4" }).locator("img.thumbnail");
+      await page.waitForFunction((image: { complete: boolean; naturalWidth: number }) => image.complete && image.naturalWidth > 0, await thumbnail.elementHandle());
+    },
+    { token: "open sesame" },
+  );
+});

@@ -1,0 +1,7 @@
+// Entry of the browser UI: mounts the app.
+import { render } from "preact";
+import { App } from "./app";
+import "./styles.css";
+
+const root = document.getElementById("app");
+if (root) render(<App />, root);
