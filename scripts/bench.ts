@@ -1,4 +1,4 @@
-// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental]`: the project's speed and quality benchmarks, printed as JSON.
+// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server]`: the project's speed and quality benchmarks, printed as JSON.
 import { benchMedia } from "./bench-media.js";
 
 const which = process.argv[2] ?? "all";
@@ -23,6 +23,11 @@ if (which === "all" || which === "entities") {
 if (which === "all" || which === "frames") {
   const { benchFrames } = await import("./bench-frames.js");
   results.frames = await benchFrames();
+}
+// Not part of "all": it builds the 8,648-transcript library and runs a server with 16 clients (a few minutes).
+if (which === "server") {
+  const { benchServer } = await import("./bench-server.js");
+  results.server = await benchServer();
 }
 // Not part of "all": it ingests half an hour of speech twice (about ten minutes on two cores).
 if (which === "incremental") {

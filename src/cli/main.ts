@@ -3,6 +3,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { formatCitation, formatTimestamp, stripCitations } from "../answer/index.js";
+import { answerJson, hitJson, videoJson } from "../api/index.js";
 import { loadConfig } from "../config/index.js";
 import { evalRetrieval, loadQuestions, rougeL } from "../eval/index.js";
 import { openLibrary, type Library } from "../library.js";
@@ -217,7 +218,7 @@ async function askCommand(values: Values, words: string[]): Promise<void> {
       signal,
     });
     if (streamed) process.stdout.write("\n");
-    print(values.json, answer, () => {
+    print(values.json, answerJson(question, answer), () => {
       const lines: string[] = [];
       if (answer.citations.length > 0) {
         lines.push("", "Sources:");
@@ -244,7 +245,7 @@ async function searchCommand(values: Values, words: string[]): Promise<void> {
     const hits = await library.search(query, { limit: positiveInteger(values.limit, "limit", 10), mode: retrievalMode(values.mode) });
     print(
       values.json,
-      { hits: hits.map(({ videoId, path, startSecond, endSecond, score, text, source, retriever, provenance }) => ({ videoId, path, startSecond, endSecond, score, text, source, retriever, provenance })) },
+      { hits: hits.map(hitJson) },
       () =>
         hits.length === 0
           ? "No matching moments."
@@ -279,10 +280,7 @@ async function entityCommand(values: Values, words: string[]): Promise<void> {
 async function listCommand(values: Values): Promise<void> {
   await withLibrary(values, async (library) => {
     const pending = new Map(library.status().byVideo.map((entry) => [entry.videoId, entry]));
-    const videos = library.list().map((video) => {
-      const work = pending.get(video.id);
-      return { ...video, pendingWork: (work?.pendingClips ?? 0) > 0, pendingClips: work?.pendingClips ?? 0, failedClips: work?.failedClips ?? 0 };
-    });
+    const videos = library.list().map((video) => videoJson(video, pending.get(video.id)));
     print(values.json, { videos }, () =>
       videos.length === 0
         ? `The library at ${library.path} is empty. Add videos with: videorag ingest <files>`

@@ -3,14 +3,14 @@
 // server-sent events, ingest jobs and uploads, the knowledge graph, and each security rule.
 
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { AnswerJson, HitJson, JobJson, VideoDetailJson, VideoJson } from "../api/index.js";
 import { openLibrary, type Library } from "../library.js";
-import { runCli } from "../test-support/cli.js";
+import { cliArguments, runCli } from "../test-support/cli.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
 import { createApp } from "./create-app.js";
 import { createIngestJobs, type IngestJobs } from "./ingest-jobs.js";
@@ -331,6 +331,27 @@ describe("security of an exposed server", { skip: needsShared }, () => {
     assert.equal(result.stderr.trim().split("\n").length, 1);
     assert.match(result.stderr, /ARGUMENT_INVALID .*--token or VIDEORAG_TOKEN/);
     assert.equal(existsSync(join(scratch, "cli-lib")), false, "nothing was created");
+  });
+
+  test("videorag serve answers on loopback and stops cleanly on SIGTERM", async () => {
+    const child = spawn(process.execPath, cliArguments(["serve", "--library", join(scratch, "served"), "--port", "0"]), { cwd: scratch, env: { ...process.env, CI: "1" } });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const url = await new Promise<string>((found, fail) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const match = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+        if (match?.[1]) found(match[1]);
+      });
+      child.once("exit", () => fail(new Error(`serve exited: ${stderr}`)));
+    });
+    assert.equal((await fetch(`${url}/api/health`)).status, 200);
+    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+    child.kill("SIGTERM");
+    assert.equal(await exited, 0, stderr);
+    assert.match(stderr, /GET \/api\/health 200 \d+ms/);
+    assert.match(stderr, /shutting down/);
   });
 
   test("the server binds to 127.0.0.1 by default", async () => {

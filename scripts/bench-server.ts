@@ -1,0 +1,162 @@
+// Benchmark of the HTTP server: latency of /api/search and /api/ask (lite) on the 8,648-transcript library with 16
+// concurrent clients, then again while an ingest job runs in the same server; time to first byte of a ranged media
+// request, and of the first request for a video that has to be transcoded.
+//
+//   npm run bench server        (BENCH_SERVER_LIBRARY=<dir> keeps the transcript library between runs)
+//
+// The server runs as its own process (`videorag serve`), as a user runs it; this process only sends requests.
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { latencyPercentiles } from "../src/eval/index.js";
+import { openLibrary } from "../src/library.js";
+import { sharedDir } from "../src/test-support/shared.js";
+
+const root = resolve(new URL("..", import.meta.url).pathname);
+const clients = 16;
+
+interface Phase {
+  requests: number;
+  failed: number;
+  p50Ms: number;
+  p95Ms: number;
+  requestsPerSecond: number;
+}
+
+/** Sends `bodies` to `path` from `clients` concurrent loops; latency of each request, client-side. */
+async function load(url: string, path: string, bodies: unknown[], until?: () => boolean): Promise<Phase> {
+  const latencies: number[] = [];
+  let failed = 0;
+  let next = 0;
+  const started = performance.now();
+  const client = async (): Promise<void> => {
+    for (;;) {
+      if (until ? until() : next >= bodies.length) return;
+      const body = bodies[next++ % bodies.length];
+      const sent = performance.now();
+      const response = await fetch(`${url}${path}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+      await response.arrayBuffer();
+      latencies.push(performance.now() - sent);
+      if (!response.ok) failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, client));
+  const seconds = (performance.now() - started) / 1000;
+  const { p50, p95 } = latencyPercentiles(latencies);
+  return { requests: latencies.length, failed, p50Ms: Number(p50.toFixed(1)), p95Ms: Number(p95.toFixed(1)), requestsPerSecond: Number((latencies.length / seconds).toFixed(1)) };
+}
+
+async function timeToFirstByte(url: string, headers: Record<string, string> = {}): Promise<number> {
+  const sent = performance.now();
+  const response = await fetch(url, { headers });
+  const reader = response.body?.getReader();
+  await reader?.read();
+  const elapsed = performance.now() - sent;
+  await reader?.cancel();
+  if (!response.ok) throw new Error(`${url}: ${response.status}`);
+  return elapsed;
+}
+
+function startServe(library: string, mediaRoot: string, modelsDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(root, "src/cli/run.ts"), "serve", "--library", library, "--port", "0", "--media-root", mediaRoot, "--models-dir", modelsDir],
+    { cwd: root, stdio: ["ignore", "pipe", "ignore"] },
+  );
+  return new Promise((resolveStart, reject) => {
+    let out = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /at (http:\/\/\S+)/.exec(out)?.[1];
+      if (url) resolveStart({ child, url });
+    });
+    child.once("exit", (code) => reject(new Error(`videorag serve exited with ${code}`)));
+  });
+}
+
+export async function benchServer(): Promise<Record<string, unknown>> {
+  if (!sharedDir) throw new Error("bench server needs ../shared (the transcript corpus and media)");
+  const shared = sharedDir;
+  const libraryDir = resolve(process.env.BENCH_SERVER_LIBRARY ?? join(root, ".cache", "bench-server-library"));
+  const scratch = mkdtempSync(join(tmpdir(), "videorag-bench-server-"));
+  const mediaRoot = join(scratch, "media");
+  mkdirSync(mediaRoot);
+
+  // The library: 8,648 transcripts, then two real videos for the media measurements.
+  const building = performance.now();
+  const library = await openLibrary({ path: libraryDir, visual: false });
+  const transcripts = await library.ingestTranscripts(join(shared, "datasets/howto-qa/transcripts"));
+  const media = await library.ingest([join(shared, "media/subtitled/friday.mp4"), join(shared, "media/subtitled/popeye_vobsub.mkv")]);
+  const videos = library.list();
+  const friday = videos.find((video) => video.title === "friday.mp4");
+  const popeye = videos.find((video) => video.title === "popeye_vobsub.mkv");
+  library.close();
+  if (!friday || !popeye || media.failed > 0) throw new Error("the media videos were not ingested");
+  const buildSeconds = (performance.now() - building) / 1000;
+  process.stderr.write(`library: ${videos.length} videos (${transcripts.videos} transcripts) ready in ${buildSeconds.toFixed(1)} s\n`);
+  // A cached transcode from an earlier run would hide the first-transcode time.
+  rmSync(join(libraryDir, "media-cache"), { recursive: true, force: true });
+
+  const questions = (JSON.parse(readFileSync(join(shared, "datasets/howto-qa/dev-questions.json"), "utf8")) as { question: string }[]).map((entry) => entry.question);
+  for (const file of ["car-detection.mp4", "person-bicycle-car-detection.mp4", "bottle-detection.mp4", "one-by-one-person-detection.mp4"]) {
+    copyFileSync(join(shared, "media/surveillance", file), join(mediaRoot, file));
+  }
+  const { child, url } = await startServe(libraryDir, mediaRoot, join(shared, "models"));
+  try {
+    // Warm the server (providers chosen, statements compiled) before measuring.
+    await load(url, "/api/search", questions.slice(0, 32).map((query) => ({ query })));
+    const search = await load(url, "/api/search", questions.map((query) => ({ query, limit: 10 })));
+    process.stderr.write(`search: p50 ${search.p50Ms} ms, p95 ${search.p95Ms} ms\n`);
+    const ask = await load(url, "/api/ask", questions.map((question) => ({ question })));
+    process.stderr.write(`ask: p50 ${ask.p50Ms} ms, p95 ${ask.p95Ms} ms\n`);
+
+    // The same while an ingest job runs: 4 street videos (4 minutes) with detection, OCR and speech, in the server.
+    const job = (await (await fetch(`${url}/api/ingest`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ paths: [mediaRoot] }) })).json()) as { jobId: string };
+    let jobDone = false;
+    const jobStarted = performance.now();
+    const watch = (async () => {
+      while (!jobDone) {
+        const state = (await (await fetch(`${url}/api/jobs/${job.jobId}`)).json()) as { status: string };
+        jobDone = state.status !== "queued" && state.status !== "running";
+        await new Promise((wait) => setTimeout(wait, 250));
+      }
+    })();
+    const searchDuringIngest = await load(url, "/api/search", questions.map((query) => ({ query, limit: 10 })), () => jobDone);
+    const askDuringIngest = jobDone ? undefined : await load(url, "/api/ask", questions.map((question) => ({ question })), () => jobDone);
+    await watch;
+    const ingestSeconds = (performance.now() - jobStarted) / 1000;
+    // The street videos go again, so the next run ingests them again.
+    const finished = (await (await fetch(`${url}/api/jobs/${job.jobId}`)).json()) as { results: { videoId?: string }[] };
+    for (const result of finished.results) if (result.videoId) await fetch(`${url}/api/videos/${result.videoId}`, { method: "DELETE" });
+    process.stderr.write(`during ingest (${ingestSeconds.toFixed(1)} s): search p95 ${searchDuringIngest.p95Ms} ms, ask p95 ${askDuringIngest?.p95Ms ?? "-"} ms\n`);
+
+    // Media: a ranged request of a file the browser plays as it is, and the first request of one that is transcoded.
+    const ranged: number[] = [];
+    for (let attempt = 0; attempt < 20; attempt++) ranged.push(await timeToFirstByte(`${url}/api/videos/${friday.id}/media`, { Range: "bytes=1000-" }));
+    const firstTranscoded = await timeToFirstByte(`${url}/api/videos/${popeye.id}/media`, { Range: "bytes=0-" });
+    const cachedTranscoded: number[] = [];
+    for (let attempt = 0; attempt < 20; attempt++) cachedTranscoded.push(await timeToFirstByte(`${url}/api/videos/${popeye.id}/media`, { Range: "bytes=1000-" }));
+    return {
+      library: { videos: videos.length, buildSeconds: Number(buildSeconds.toFixed(1)) },
+      clients,
+      idle: { search, ask },
+      duringIngest: { ingestSeconds: Number(ingestSeconds.toFixed(1)), search: searchDuringIngest, ask: askDuringIngest ?? "the job finished during the search phase" },
+      media: {
+        rangedFirstByteMs: latencyPercentiles(ranged),
+        firstTranscodedFirstByteMs: Number(firstTranscoded.toFixed(0)),
+        transcodedVideo: `${popeye.title} (${popeye.durationSeconds.toFixed(0)} s, HEVC in Matroska)`,
+        cachedTranscodedFirstByteMs: latencyPercentiles(cachedTranscoded),
+      },
+      targets: { searchP95Ms: 100, askP95Ms: 250 },
+    };
+  } finally {
+    child.kill("SIGTERM");
+    rmSync(scratch, { recursive: true, force: true });
+    if (!process.env.BENCH_SERVER_LIBRARY && existsSync(libraryDir)) {
+      // Kept under .cache for the next run; only the jobs of this run go.
+      rmSync(join(libraryDir, "jobs"), { recursive: true, force: true });
+    }
+  }
+}
