@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
+import { hitSchema, videoSchema } from "../api/index.js";
 import { killCliWhen, runCli } from "../test-support/cli.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
 
@@ -34,7 +35,9 @@ test("ingest, search --json and list --json speak the documented shapes", { skip
   const search = JSON.parse(cli(["search", "crown jewels", "--json", "--library", library]).stdout) as { hits: Record<string, unknown>[] };
   const hit = search.hits[0];
   assert.ok(hit);
-  assert.deepEqual(Object.keys(hit).sort(), ["endSecond", "path", "provenance", "retriever", "score", "source", "startSecond", "text", "videoId"]);
+  // The documented shape is the one the HTTP API and MCP speak: exactly the shared schema's fields.
+  hitSchema.strict().parse(hit);
+  assert.deepEqual(Object.keys(hit).sort(), ["endSecond", "path", "provenance", "retriever", "score", "source", "startSecond", "text", "title", "videoId"]);
   assert.match(String(hit.text), /crown jewels/);
   // Hybrid by default: BM25 and the graph's "crown jewels" entity both find it.
   assert.equal(hit.retriever, "bm25+graph");
@@ -42,6 +45,7 @@ test("ingest, search --json and list --json speak the documented shapes", { skip
   assert.ok(Number(hit.startSecond) >= 4 && Number(hit.startSecond) < 5);
   const list = JSON.parse(cli(["list", "--json", "--library", library]).stdout) as { videos: Record<string, unknown>[] };
   assert.equal(list.videos[0]?.title, "friday.mp4");
+  videoSchema.strict().parse(list.videos[0]);
   assert.ok(Number(list.videos[0]?.durationSeconds) > 5);
   const ask = cli(["ask", "who is in a bad humor?", "--library", library]);
   assert.match(ask.stdout, /\[friday\.mp4 0:03–0:04\]/);
