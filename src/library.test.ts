@@ -1,6 +1,7 @@
 // End-to-end through the library API on real media from ../shared: what a user sees after ingest, search and ask.
 import assert from "node:assert/strict";
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync, readFileSync, chmodSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -105,4 +106,26 @@ describe("bad input in a batch", { skip: needsShared }, () => {
       library.close();
     }
   });
+});
+
+test("two processes on one library keep their own scratch: opening the library again deletes nothing of a live one's", async () => {
+  const path = join(scratch, "shared-scratch");
+  const first = await openLibrary({ path });
+  // Another process (the server, say) with a live pid and a file in flight.
+  const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"]);
+  try {
+    const theirs = join(path, "tmp", String(other.pid));
+    mkdirSync(theirs, { recursive: true });
+    writeFileSync(join(theirs, "upload.part"), "in flight");
+    const gone = join(path, "tmp", "999999999");
+    mkdirSync(gone, { recursive: true });
+    const second = await openLibrary({ path });
+    assert.equal(readFileSync(join(theirs, "upload.part"), "utf8"), "in flight", "a live process's scratch stays");
+    assert.equal(existsSync(gone), false, "a gone process's scratch is cleared");
+    assert.ok(existsSync(join(path, "tmp", String(process.pid))));
+    second.close();
+  } finally {
+    other.kill();
+    first.close();
+  }
 });

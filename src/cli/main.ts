@@ -6,7 +6,7 @@ import { formatCitation, formatTimestamp, stripCitations } from "../answer/index
 import { answerJson, hitJson, videoJson } from "../api/index.js";
 import { loadConfig } from "../config/index.js";
 import { evalRetrieval, loadQuestions, rougeL } from "../eval/index.js";
-import { openLibrary, type Library } from "../library.js";
+import { openLibrary, type Library, type LibraryOptions } from "../library.js";
 import { serveMcp } from "../mcp/index.js";
 import { diagnose } from "../providers/doctor.js";
 import { listModels, modelsDir, pullModels, verifyModels } from "../providers/models/index.js";
@@ -139,10 +139,10 @@ function downloadPrinter(): (file: string, done: number, total: number | undefin
   };
 }
 
-async function withLibrary<T>(values: Values, work: (library: Library) => Promise<T>): Promise<T> {
+/** The library options the flags and the configuration file give. */
+function libraryOptions(values: Values): LibraryOptions {
   const { config } = loadConfig({ file: values.config });
-  const printDownload = downloadPrinter();
-  const library = await openLibrary({
+  return {
     path: values.library,
     config,
     ...(values["clip-seconds"] ? { clipSeconds: positiveInteger(values["clip-seconds"], "clip-seconds", 30) } : {}),
@@ -150,10 +150,15 @@ async function withLibrary<T>(values: Values, work: (library: Library) => Promis
     ocr: !values["no-ocr"],
     speech: !values["no-speech"],
     visual: !values["no-visual"],
-    onModelDownload: (_model, file, done, total) => printDownload(file, done, total),
-  });
+  };
+}
+
+async function withLibrary<T>(values: Values, work: (library: Library, options: LibraryOptions) => Promise<T>): Promise<T> {
+  const options = libraryOptions(values);
+  const printDownload = downloadPrinter();
+  const library = await openLibrary({ ...options, onModelDownload: (_model, file, done, total) => printDownload(file, done, total) });
   try {
-    return await work(library);
+    return await work(library, options);
   } finally {
     library.close();
   }
@@ -459,9 +464,10 @@ async function serveCommand(values: Values): Promise<void> {
   for (const root of values["media-root"] ?? []) {
     if (!existsSync(root)) throw new VideoRagError("INPUT_NOT_FOUND", "the media root does not exist", { subject: root });
   }
-  await withLibrary(values, async (library) => {
+  await withLibrary(values, async (library, options) => {
     const server = await startServer({
       library,
+      threads: { libraryOptions: options },
       host,
       port,
       token: token || undefined,

@@ -30,6 +30,8 @@ import { createVideoMedia, fileResponse } from "./video-media.js";
 
 export interface AppOptions {
   library: Library;
+  /** Where questions run; default the library on this thread (the server passes its worker threads). */
+  questions?: Pick<Library, "search" | "ask">;
   jobs: IngestJobs;
   version: string;
   /** When set, every route but the health check and the web UI needs `Authorization: Bearer <token>` (or the login cookie). */
@@ -62,6 +64,7 @@ const staticTypes: Record<string, string> = {
 
 export function createApp(options: AppOptions): Hono {
   const { library, jobs } = options;
+  const questions = options.questions ?? library;
   const log = options.log ?? (() => undefined);
   const uploadLimitBytes = options.uploadLimitBytes ?? 4 * 2 ** 30;
   const jsonLimitBytes = options.jsonLimitBytes ?? 2 ** 20;
@@ -200,7 +203,7 @@ export function createApp(options: AppOptions): Hono {
 
   app.post("/api/search", jsonBody, async (c) => {
     const request = await readJson(c, searchRequestSchema);
-    const hits = await library.search(request.query, { limit: request.limit ?? 10, mode: request.mode, signal: c.req.raw.signal });
+    const hits = await questions.search(request.query, { limit: request.limit ?? 10, mode: request.mode, signal: c.req.raw.signal });
     return c.json({ hits: hits.map(hitJson) });
   });
 
@@ -208,7 +211,7 @@ export function createApp(options: AppOptions): Hono {
     const request = await readJson(c, askRequestSchema);
     const askOptions = { limit: request.limit, mode: request.mode, extract: request.extract };
     if (!(c.req.header("accept") ?? "").includes("text/event-stream")) {
-      const answer = await library.ask(request.question, { ...askOptions, signal: c.req.raw.signal });
+      const answer = await questions.ask(request.question, { ...askOptions, signal: c.req.raw.signal });
       return c.json(answerJson(request.question, answer));
     }
     return streamSSE(c, async (stream) => {
@@ -217,7 +220,7 @@ export function createApp(options: AppOptions): Hono {
       const send = ordered(stream);
       let streamed = false;
       try {
-        const answer = await library.ask(request.question, {
+        const answer = await questions.ask(request.question, {
           ...askOptions,
           signal: controller.signal,
           onMoments: (moments) => send("moments", { moments: moments.map(hitJson) }),

@@ -51,8 +51,15 @@ const jobIdPattern = /^[0-9a-f]{12}$/;
 /** Progress is written to disk at most this often; status changes are written at once. */
 const persistEveryMs = 1000;
 
-export function createIngestJobs(options: { library: Library; dir: string; log?: (line: string) => void }): IngestJobs {
+export function createIngestJobs(options: {
+  library: Library;
+  dir: string;
+  /** Where ingest runs; default the library on this thread (the server passes its ingest thread). */
+  ingest?: Library["ingest"];
+  log?: (line: string) => void;
+}): IngestJobs {
   const { library, dir } = options;
+  const ingest = options.ingest ?? ((inputs, ingestOptions) => library.ingest(inputs, ingestOptions));
   const log = options.log ?? (() => undefined);
   mkdirSync(dir, { recursive: true });
   const jobs = new Map<string, StoredJob>();
@@ -134,7 +141,7 @@ export function createIngestJobs(options: { library: Library; dir: string; log?:
     changed(job, true);
     log(`job ${job.id}: ingesting ${job.paths.length} file(s)`);
     try {
-      await library.ingest(job.paths, {
+      await ingest(job.paths, {
         incremental: job.incremental,
         signal: controller.signal,
         onProgress: (event) => {

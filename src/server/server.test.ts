@@ -266,6 +266,30 @@ describe("the HTTP API on a library of real media", { skip: needsShared }, () =>
     assert.deepEqual([...new Set(statuses)], [200]);
   });
 
+  test("on worker threads, questions stream the same answer and an ingest job runs off the server's thread", async () => {
+    const server = await startServer({ library, port: 0, mediaRoots: [mediaRoot], threads: { libraryOptions: { visual: false }, queryThreads: 2 } });
+    try {
+      const streamed = await fetch(`${server.url}/api/ask`, { ...json({ question: "who is in a bad humor?" }), headers: { "Content-Type": "application/json", Accept: "text/event-stream" } });
+      const events = parseEvents(await streamed.text());
+      assert.deepEqual([...new Set(events.map((event) => event.event))], ["moments", "text", "citation", "done"]);
+      assert.equal((events.at(-1)?.data as AnswerJson).citations[0]?.startSecond, 3);
+      const searches = await Promise.all(["crown jewels", "lord of the universe", "bad humor"].map((query) => fetch(`${server.url}/api/search`, json({ query }))));
+      for (const response of searches) assert.equal(((await response.json()) as { hits: HitJson[] }).hits[0]?.videoId, fridayId);
+      copyFileSync(sharedPath("media/speech/grid/bbaf2n.mpg"), join(mediaRoot, "again.mpg"));
+      const started = await fetch(`${server.url}/api/ingest`, json({ paths: [join(mediaRoot, "again.mpg")] }));
+      const { jobId } = (await started.json()) as { jobId: string };
+      const jobEvents = parseEvents(await (await fetch(`${server.url}/api/jobs/${jobId}/events`)).text());
+      const last = jobEvents.filter((event) => event.event === "job").at(-1)?.data as JobJson;
+      assert.equal(last.status, "done");
+      assert.equal(last.results[0]?.status, "unchanged", "the same content as bbaf2n.mpg");
+      assert.ok(jobEvents.length >= 2);
+      const bad = await fetch(`${server.url}/api/search`, json({ query: "x", mode: "psychic" }));
+      assert.equal(bad.status, 400);
+    } finally {
+      await server.close();
+    }
+  });
+
   test("every request is one log line with its route pattern, status and time", () => {
     assert.ok(logLines.some((line) => /^GET \/api\/videos\/:id\/media 206 \d+ms$/.test(line)), logLines.slice(0, 5).join("\n"));
     assert.ok(logLines.every((line) => !line.includes("?")), "no query string is logged");

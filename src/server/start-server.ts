@@ -4,11 +4,12 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve, type ServerType } from "@hono/node-server";
-import type { Library } from "../library.js";
+import type { Library, LibraryOptions } from "../library.js";
 import { packageVersion } from "../package-version.js";
 import { VideoRagError } from "../spec/index.js";
 import { createApp } from "./create-app.js";
 import { createIngestJobs } from "./ingest-jobs.js";
+import { startLibraryThreads } from "./library-threads.js";
 
 export interface ServerOptions {
   library: Library;
@@ -24,6 +25,11 @@ export interface ServerOptions {
   webRoot?: string;
   /** One line per request and job event (default: nothing). */
   log?: (line: string) => void;
+  /**
+   * Run questions and ingest on worker threads that open the library with these options (as `library` was opened):
+   * both cores answer, and an ingest job neither waits for nor stalls them. Absent: everything on this thread.
+   */
+  threads?: { libraryOptions: LibraryOptions; queryThreads?: number };
 }
 
 export interface RunningServer {
@@ -53,9 +59,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = options.host ?? "127.0.0.1";
   checkExposure(host, options.token);
   const log = options.log ?? (() => undefined);
-  const jobs = createIngestJobs({ library: options.library, dir: join(options.library.path, "jobs"), log });
+  const threads = options.threads
+    ? await startLibraryThreads({ ...options.threads.libraryOptions, path: options.library.path }, { queryThreads: options.threads.queryThreads })
+    : undefined;
+  const jobs = createIngestJobs({ library: options.library, dir: join(options.library.path, "jobs"), log, ...(threads ? { ingest: threads.ingest } : {}) });
   const app = createApp({
     library: options.library,
+    ...(threads ? { questions: threads } : {}),
     jobs,
     version: packageVersion(),
     token: options.token,
@@ -65,7 +75,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     webRoot: options.webRoot ?? join(packageRoot, "dist", "web"),
     log,
   });
-  const server = await new Promise<ServerType>((resolve, reject) => {
+  const listening = new Promise<ServerType>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 7860 }, () => resolve(started));
     started.once("error", (error: NodeJS.ErrnoException) =>
       reject(
@@ -75,6 +85,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ),
     );
   });
+  let server: ServerType;
+  try {
+    server = await listening;
+  } catch (error) {
+    await threads?.close();
+    throw error;
+  }
   jobs.start();
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : (options.port ?? 7860);
@@ -90,6 +107,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         // Server-sent event streams stay open until their clients leave; a shutdown does not wait for them.
         if ("closeAllConnections" in server) server.closeAllConnections();
         await stopped;
+        await threads?.close();
       })()),
   };
 }

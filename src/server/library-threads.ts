@@ -1,0 +1,133 @@
+// Questions and ingest jobs on worker threads, each with the library open: questions spread over as many threads as
+// there are cores, and ingest on a thread of its own, so neither waits for the other's JavaScript. Callbacks (moments,
+// streamed text, extraction and ingest progress) and cancellation cross the thread boundary as messages.
+
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import type { IngestEvent, IngestOptions, IngestReport } from "../ingest/index.js";
+import type { AskOptions, LibraryOptions, SearchOptions } from "../library.js";
+import { VideoRagError, type Answer, type ErrorCode, type Hit } from "../spec/index.js";
+import type { WorkerReply, WorkerRequest } from "./library-worker.js";
+
+/** The library calls the server runs off its own thread. */
+export interface LibraryThreads {
+  search(query: string, options?: SearchOptions): Promise<Hit[]>;
+  ask(question: string, options?: AskOptions): Promise<Answer>;
+  ingest(inputs: string[], options?: IngestOptions): Promise<IngestReport>;
+  close(): Promise<void>;
+}
+
+/** A request without its id (each thread numbers its own). */
+type WorkerCall = WorkerRequest extends infer Request ? (Request extends { id: number } ? Omit<Request, "id"> : never) : never;
+
+type Pending = { resolve(value: unknown): void; reject(error: unknown): void; on(event: string, data: unknown): void };
+
+/**
+ * A worker on the library: the compiled file in the package; under tsx (tests, `npm run`) the TypeScript source, loaded
+ * after registering tsx in the thread, since a worker does not inherit the loader hooks of the thread that starts it.
+ */
+function libraryWorker(options: LibraryOptions): Worker {
+  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./library-worker.js", import.meta.url), { workerData: options });
+  const source = new URL("./library-worker.ts", import.meta.url).href;
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData: options });
+}
+
+class LibraryThread {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  readonly ready: Promise<void>;
+  private failure: VideoRagError | undefined;
+
+  constructor(options: LibraryOptions) {
+    this.worker = libraryWorker(options);
+    let started: (() => void) | undefined;
+    let refused: ((error: unknown) => void) | undefined;
+    this.ready = new Promise<void>((resolve, reject) => {
+      started = resolve;
+      refused = reject;
+    });
+    this.worker.on("message", (reply: WorkerReply) => {
+      if (reply.id === 0) return started?.();
+      const waiting = this.pending.get(reply.id);
+      if (!waiting) return;
+      if ("event" in reply) return waiting.on(reply.event, reply.data);
+      this.pending.delete(reply.id);
+      if ("error" in reply) {
+        const { code, message, retryable, subject } = reply.error;
+        waiting.reject(new VideoRagError(code as ErrorCode, message, { retryable, subject }));
+      } else waiting.resolve(reply.result);
+    });
+    const fail = (error: unknown): void => {
+      this.failure = new VideoRagError("INTERNAL", `a library thread stopped: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      refused?.(this.failure);
+      for (const waiting of this.pending.values()) waiting.reject(this.failure);
+      this.pending.clear();
+    };
+    this.worker.on("error", fail);
+    this.worker.on("exit", (code) => fail(new Error(`exit code ${code}`)));
+  }
+
+  get load(): number {
+    return this.failure ? Number.POSITIVE_INFINITY : this.pending.size;
+  }
+
+  call<T>(request: WorkerCall, signal: AbortSignal | undefined, on: (event: string, data: unknown) => void = () => undefined): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const abort = (): void => this.worker.postMessage({ id, method: "abort" } satisfies WorkerRequest);
+      signal?.addEventListener("abort", abort, { once: true });
+      this.pending.set(id, {
+        resolve: (value) => {
+          signal?.removeEventListener("abort", abort);
+          resolve(value as T);
+        },
+        reject: (error) => {
+          signal?.removeEventListener("abort", abort);
+          reject(error);
+        },
+        on,
+      });
+      this.worker.postMessage({ ...request, id } as WorkerRequest);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.worker.removeAllListeners("exit");
+    await this.worker.terminate();
+  }
+}
+
+/** Starts `queryThreads` threads for questions (default: one per core) and one for ingest, each with the library open. */
+export async function startLibraryThreads(options: LibraryOptions, settings: { queryThreads?: number } = {}): Promise<LibraryThreads> {
+  // Callbacks cannot cross to a thread; the server's own library reports model downloads.
+  const { onModelDownload: _onModelDownload, ...threadOptions } = options;
+  const count = Math.max(1, settings.queryThreads ?? availableParallelism());
+  const queries = Array.from({ length: count }, () => new LibraryThread(threadOptions));
+  const ingester = new LibraryThread(threadOptions);
+  try {
+    await Promise.all([...queries, ingester].map((thread) => thread.ready));
+  } catch (error) {
+    await Promise.all([...queries, ingester].map((thread) => thread.close()));
+    throw error;
+  }
+  const leastBusy = (): LibraryThread => queries.reduce((best, thread) => (thread.load < best.load ? thread : best));
+  return {
+    search: (query, { signal, ...rest } = {}) => leastBusy().call<Hit[]>({ method: "search", query, options: rest }, signal),
+    ask: (question, { signal, onMoments, onText, onExtraction, ...rest } = {}) =>
+      leastBusy().call<Answer>({ method: "ask", question, options: { limit: rest.limit, mode: rest.mode, extract: rest.extract } }, signal, (event, data) => {
+        if (event === "moments") onMoments?.(data as Hit[]);
+        else if (event === "text") onText?.(data as string);
+        else if (event === "extraction") onExtraction?.(data as never);
+      }),
+    ingest: (inputs, { signal, onProgress, incremental } = {}) =>
+      ingester.call<IngestReport>({ method: "ingest", inputs, options: { incremental } }, signal, (_event, data) => onProgress?.(data as IngestEvent)),
+    close: async () => {
+      await Promise.all([...queries, ingester].map((thread) => thread.close()));
+    },
+  };
+}

@@ -1,0 +1,65 @@
+// The library in a worker thread: the server sends questions and ingest jobs here so that both cores work, a burst of
+// questions does not stall an ingest's frame work, and an ingest's frame work does not stall answers. Each worker opens
+// the library itself (its own SQLite connection; WAL lets readers go on while a writer commits).
+
+import { parentPort, workerData } from "node:worker_threads";
+import { openLibrary, type LibraryOptions } from "../library.js";
+import { VideoRagError, toVideoRagError } from "../spec/index.js";
+
+/** A request from the server's thread. */
+export type WorkerRequest =
+  | { id: number; method: "search"; query: string; options: { limit?: number; mode?: string } }
+  | { id: number; method: "ask"; question: string; options: { limit?: number; mode?: string; extract?: boolean } }
+  | { id: number; method: "ingest"; inputs: string[]; options: { incremental?: boolean } }
+  | { id: number; method: "abort" };
+
+/** What comes back: callback events while the work runs, then its result or its error. */
+export type WorkerReply =
+  | { id: number; event: "moments" | "text" | "extraction" | "progress"; data: unknown }
+  | { id: number; result: unknown }
+  | { id: number; error: { code: string; message: string; retryable: boolean; subject?: string } };
+
+async function serve(): Promise<void> {
+  const port = parentPort;
+  if (!port) throw new Error("library-worker runs only as a worker thread");
+  const library = await openLibrary(workerData as LibraryOptions);
+  const running = new Map<number, AbortController>();
+  port.on("message", (request: WorkerRequest) => {
+    if (request.method === "abort") {
+      running.get(request.id)?.abort(new VideoRagError("INTERRUPTED", "the request was cancelled"));
+      return;
+    }
+    const controller = new AbortController();
+    running.set(request.id, controller);
+    const send = (event: "moments" | "text" | "extraction" | "progress") => (data: unknown) => port.postMessage({ id: request.id, event, data } satisfies WorkerReply);
+    const work = (): Promise<unknown> => {
+      const signal = controller.signal;
+      switch (request.method) {
+        case "search":
+          return library.search(request.query, { ...request.options, mode: request.options.mode as never, signal });
+        case "ask":
+          return library.ask(request.question, {
+            ...request.options,
+            mode: request.options.mode as never,
+            signal,
+            onMoments: send("moments"),
+            onText: send("text"),
+            onExtraction: send("extraction"),
+          });
+        case "ingest":
+          return library.ingest(request.inputs, { ...request.options, signal, onProgress: send("progress") });
+      }
+    };
+    work()
+      .then((result) => port.postMessage({ id: request.id, result } satisfies WorkerReply))
+      .catch((error: unknown) => {
+        const failure = controller.signal.aborted && controller.signal.reason ? toVideoRagError(controller.signal.reason) : toVideoRagError(error);
+        port.postMessage({ id: request.id, error: { code: failure.code, message: failure.message, retryable: failure.retryable, subject: failure.subject } } satisfies WorkerReply);
+      })
+      .finally(() => running.delete(request.id));
+  });
+  port.once("close", () => library.close());
+  port.postMessage({ id: 0, result: "ready" } satisfies WorkerReply);
+}
+
+await serve();
