@@ -52,6 +52,13 @@ describe("an incremental library of speech, street footage and a subtitled film"
     assert.ok(!status.byVideo.some((entry) => entry.videoId === jfk.id && entry.extractedClips > 0));
   });
 
+  test("a question leaves the pending clips of a file an ingest is working through to that ingest", async () => {
+    const jfk = library.list().find((video) => video.title === "jfk.wav");
+    const answer = await library.ask("ask not what your country can do for you", { busyPaths: [sharedPath("media/audio")] });
+    assert.ok(!answer.extraction?.clips.some((clip) => clip.videoId === jfk?.id), JSON.stringify(answer.extraction));
+    assert.equal(library.status().stages.speech?.pending, 1, "jfk's speech is still pending");
+  });
+
   test('"ask not what your country can do for you" extracts the jfk clip at question time and cites it; asking again extracts nothing', async () => {
     const events: QuestionExtractionEvent[] = [];
     const first = await library.ask("ask not what your country can do for you", { onExtraction: (event) => events.push(event) });

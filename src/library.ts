@@ -71,6 +71,8 @@ export interface AskOptions {
   onMoments?: (moments: Hit[]) => void;
   /** false: answer from what is indexed now, extract nothing. Default true. */
   extract?: boolean;
+  /** Files or folders an ingest is working through now: their pending clips are left to it, not extracted here. */
+  busyPaths?: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -230,6 +232,9 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     }));
 
   const find = (reference: string): Video => {
+    // An exact id is one lookup; a path, title or prefix reads the list.
+    const byId = store.getVideo(reference);
+    if (byId) return byId;
     const videos = store.listVideos();
     const exact = videos.find((video) => video.id === reference || video.path === resolve(reference));
     if (exact) return exact;

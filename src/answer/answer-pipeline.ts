@@ -81,6 +81,8 @@ export interface AnswerOptions {
   mode?: RetrievalMode;
   /** false: answer from what is indexed, extract nothing. Default true. */
   extract?: boolean;
+  /** Files or folders an ingest is working through now: their pending clips are left to it, not extracted here. */
+  busyPaths?: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -267,13 +269,22 @@ async function answersQuestion(question: string, retrieval: Retrieval, context: 
   return covered / wanted.size >= answeredCoverage;
 }
 
+/** The videos whose files lie at or under one of `paths`. */
+function busyVideos(store: Store, paths: readonly string[]): Set<string> {
+  if (paths.length === 0) return new Set();
+  const under = (file: string): boolean => paths.some((path) => file === path || file.startsWith(path.endsWith("/") ? path : `${path}/`));
+  return new Set(store.listVideos().filter((video) => under(video.path)).map((video) => video.id));
+}
+
 /** Plans and runs the deferred stages the question needs, round by round, within the time budget. */
 async function extractForQuestion(question: string, context: AnswerContext, options: AnswerOptions, warnings: Warning[]): Promise<AnswerExtraction | undefined> {
   const settings = context.extraction;
   if (!settings) return undefined;
   const { store } = context;
   const result: AnswerExtraction = { clips: [], seconds: 0, rounds: 0 };
-  if (store.clipStages({ statuses: ["pending"] }).length === 0) return result;
+  const busy = busyVideos(store, options.busyPaths ?? []);
+  const open = (): ReturnType<Store["clipStages"]> => store.clipStages({ statuses: ["pending"] }).filter((state) => !busy.has(state.videoId));
+  if (open().length === 0) return result;
   const started = performance.now();
   const kinds = questionKinds(question);
   const planned = new Set<string>();
@@ -283,7 +294,7 @@ async function extractForQuestion(question: string, context: AnswerContext, opti
     if (left <= 0) break;
     const light = await context.retrieve(question, { mode: options.mode, limit: settings.maxClips * 3, signal: options.signal });
     if (await answersQuestion(question, light, context, options.signal)) break;
-    const pending = store.clipStages({ statuses: ["pending"] });
+    const pending = open();
     if (pending.length === 0) break;
     const plan = await planExtraction({
       kinds,

@@ -121,8 +121,10 @@ export function createApp(options: AppOptions): Hono {
   };
   /** Only a video in the library, by its exact id: a path or title never reaches the file system through these routes. */
   const videoById = (id: string): Video => {
-    const video = /^[0-9A-Za-z_-]{1,128}$/.test(id) ? library.list().find((candidate) => candidate.id === id) : undefined;
-    if (!video) throw new VideoRagError("VIDEO_NOT_FOUND", `no video "${id}" in the library`, { subject: id });
+    const notFound = new VideoRagError("VIDEO_NOT_FOUND", `no video "${id}" in the library`, { subject: id });
+    if (!/^[0-9A-Za-z_-]{1,128}$/.test(id)) throw notFound;
+    const video = library.find(id);
+    if (video.id !== id) throw notFound;
     return video;
   };
 
@@ -209,7 +211,8 @@ export function createApp(options: AppOptions): Hono {
 
   app.post("/api/ask", jsonBody, async (c) => {
     const request = await readJson(c, askRequestSchema);
-    const askOptions = { limit: request.limit, mode: request.mode, extract: request.extract };
+    // Clips a running ingest job is about to extract anyway are not extracted a second time for a question.
+    const askOptions = { limit: request.limit, mode: request.mode, extract: request.extract, busyPaths: jobs.busyPaths() };
     if (!(c.req.header("accept") ?? "").includes("text/event-stream")) {
       const answer = await questions.ask(request.question, { ...askOptions, signal: c.req.raw.signal });
       return c.json(answerJson(request.question, answer));

@@ -36,6 +36,8 @@ export interface IngestJobs {
   cancel(id: string): JobJson;
   /** Calls `listener` with the job now and on every change; returns the unsubscribe function. */
   subscribe(id: string, listener: (job: JobJson) => void): () => void;
+  /** The paths a full (not incremental) ingest is working through now: questions leave their pending clips to it. */
+  busyPaths(): string[];
   /** Starts the queue: jobs left queued or running by an earlier process run first. */
   start(): void;
   /** Stops the running job at its next stage boundary and leaves it queued for the next start. */
@@ -227,6 +229,10 @@ export function createIngestJobs(options: {
         set.delete(listener);
         if (set.size === 0) listeners.delete(id);
       };
+    },
+    busyPaths() {
+      const job = running ? jobs.get(running.id) : undefined;
+      return job && !job.incremental ? [...job.paths] : [];
     },
     start() {
       started = true;

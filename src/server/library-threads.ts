@@ -119,7 +119,7 @@ export async function startLibraryThreads(options: LibraryOptions, settings: { q
   return {
     search: (query, { signal, ...rest } = {}) => leastBusy().call<Hit[]>({ method: "search", query, options: rest }, signal),
     ask: (question, { signal, onMoments, onText, onExtraction, ...rest } = {}) =>
-      leastBusy().call<Answer>({ method: "ask", question, options: { limit: rest.limit, mode: rest.mode, extract: rest.extract } }, signal, (event, data) => {
+      leastBusy().call<Answer>({ method: "ask", question, options: { limit: rest.limit, mode: rest.mode, extract: rest.extract, busyPaths: rest.busyPaths ? [...rest.busyPaths] : undefined } }, signal, (event, data) => {
         if (event === "moments") onMoments?.(data as Hit[]);
         else if (event === "text") onText?.(data as string);
         else if (event === "extraction") onExtraction?.(data as never);

@@ -9,7 +9,7 @@ import { VideoRagError, toVideoRagError } from "../spec/index.js";
 /** A request from the server's thread. */
 export type WorkerRequest =
   | { id: number; method: "search"; query: string; options: { limit?: number; mode?: string } }
-  | { id: number; method: "ask"; question: string; options: { limit?: number; mode?: string; extract?: boolean } }
+  | { id: number; method: "ask"; question: string; options: { limit?: number; mode?: string; extract?: boolean; busyPaths?: string[] } }
   | { id: number; method: "ingest"; inputs: string[]; options: { incremental?: boolean } }
   | { id: number; method: "abort" };
 
