@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { VideoRagError } from "../spec/index.js";
-import { runProcess } from "./run-process.js";
+import { runProcess, setChildProcessNiceness } from "./run-process.js";
 
 async function failure(promise: Promise<unknown>): Promise<VideoRagError> {
   try {
@@ -63,4 +63,14 @@ test("onStdout streams the output instead of collecting it", async () => {
   const result = await runProcess("head", ["-c", "300000", "/dev/zero"], { onStdout: (chunk) => chunks.push(chunk) });
   assert.equal(Buffer.concat(chunks).length, 300000);
   assert.equal(result.stdout.length, 0);
+});
+
+test("programs started after setChildProcessNiceness run at that niceness; 0 restores normal priority", async () => {
+  setChildProcessNiceness(7);
+  try {
+    assert.equal((await runProcess("nice", [])).stdout.toString().trim(), "7");
+  } finally {
+    setChildProcessNiceness(0);
+  }
+  assert.equal((await runProcess("nice", [])).stdout.toString().trim(), "0");
 });

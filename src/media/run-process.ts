@@ -2,6 +2,7 @@
 // so a missing program, a crash, a timeout and a cancellation each reach the user as one stable code.
 
 import { spawn } from "node:child_process";
+import { setPriority } from "node:os";
 import { VideoRagError } from "../spec/index.js";
 
 export interface RunProcessOptions {
@@ -49,6 +50,17 @@ export function lastMeaningfulLine(stderr: string): string {
   return lines.at(-1) ?? "";
 }
 
+// Module state is per thread: a server's ingest thread lowers its programs' priority, its question threads do not.
+let childNiceness = 0;
+
+/**
+ * Programs started from this thread from now on run at this niceness (0 normal, up to 19 lowest): background ingest
+ * yields the cores to the programs answering questions.
+ */
+export function setChildProcessNiceness(niceness: number): void {
+  childNiceness = Math.max(0, Math.min(19, Math.round(niceness)));
+}
+
 /** Runs `program` with `args` (no shell) and resolves with its output when it exits with 0. */
 export function runProcess(program: string, args: string[], options: RunProcessOptions = {}): Promise<ProcessResult> {
   const { signal } = options;
@@ -60,6 +72,13 @@ export function runProcess(program: string, args: string[], options: RunProcessO
       env: options.env ? { ...process.env, ...options.env } : process.env,
       stdio: ["pipe", "pipe", "pipe"],
     });
+    if (childNiceness !== 0 && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, childNiceness);
+      } catch {
+        // Not permitted here: the program runs at normal priority.
+      }
+    }
     const stdoutChunks: Buffer[] = [];
     const stderrChunks: Buffer[] = [];
     let stderrBytes = 0;

@@ -26,12 +26,13 @@ type Pending = { resolve(value: unknown): void; reject(error: unknown): void; on
  * A worker on the library: the compiled file in the package; under tsx (tests, `npm run`) the TypeScript source, loaded
  * after registering tsx in the thread, since a worker does not inherit the loader hooks of the thread that starts it.
  */
-function libraryWorker(options: LibraryOptions): Worker {
-  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./library-worker.js", import.meta.url), { workerData: options });
+function libraryWorker(options: LibraryOptions, role: "questions" | "ingest"): Worker {
+  const workerData = { options, role };
+  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./library-worker.js", import.meta.url), { workerData });
   const source = new URL("./library-worker.ts", import.meta.url).href;
   const tsx = import.meta.resolve("tsx/esm/api");
   const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData: options });
+  return new Worker(bootstrap, { eval: true, workerData });
 }
 
 class LibraryThread {
@@ -41,8 +42,8 @@ class LibraryThread {
   readonly ready: Promise<void>;
   private failure: VideoRagError | undefined;
 
-  constructor(options: LibraryOptions) {
-    this.worker = libraryWorker(options);
+  constructor(options: LibraryOptions, role: "questions" | "ingest") {
+    this.worker = libraryWorker(options, role);
     let started: (() => void) | undefined;
     let refused: ((error: unknown) => void) | undefined;
     this.ready = new Promise<void>((resolve, reject) => {
@@ -107,8 +108,8 @@ export async function startLibraryThreads(options: LibraryOptions, settings: { q
   // Callbacks cannot cross to a thread; the server's own library reports model downloads.
   const { onModelDownload: _onModelDownload, ...threadOptions } = options;
   const count = Math.max(1, settings.queryThreads ?? availableParallelism());
-  const queries = Array.from({ length: count }, () => new LibraryThread(threadOptions));
-  const ingester = new LibraryThread(threadOptions);
+  const queries = Array.from({ length: count }, () => new LibraryThread(threadOptions, "questions"));
+  const ingester = new LibraryThread(threadOptions, "ingest");
   try {
     await Promise.all([...queries, ingester].map((thread) => thread.ready));
   } catch (error) {

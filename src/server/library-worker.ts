@@ -4,6 +4,7 @@
 
 import { parentPort, workerData } from "node:worker_threads";
 import { openLibrary, type LibraryOptions } from "../library.js";
+import { setChildProcessNiceness } from "../media/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
 
 /** A request from the server's thread. */
@@ -22,7 +23,10 @@ export type WorkerReply =
 async function serve(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error("library-worker runs only as a worker thread");
-  const library = await openLibrary(workerData as LibraryOptions);
+  const { options, role } = workerData as { options: LibraryOptions; role: "questions" | "ingest" };
+  // Ingest in the background gives way: its ffmpeg, tesseract and pocketsphinx run below the questions' priority.
+  if (role === "ingest") setChildProcessNiceness(10);
+  const library = await openLibrary(options);
   const running = new Map<number, AbortController>();
   port.on("message", (request: WorkerRequest) => {
     if (request.method === "abort") {
