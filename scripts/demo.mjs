@@ -70,3 +70,4 @@ sh(process.execPath, [cli, "ask", "--library", library, question]);
 step("searching on-screen text: opening hours");
 sh(process.execPath, [cli, "search", "--library", library, "--limit", "3", "opening hours"]);
 console.log(`\nTry your own: node bin/videorag.js ask --library ${library} "how long should the dough rise?"`);
+console.log(`Or in a browser: node bin/videorag.js serve --library ${library}   (then open http://127.0.0.1:7860)`);
