@@ -67,11 +67,11 @@ export async function benchEntities(entityCount = Number(process.env.ENTITIES ??
     const started = performance.now();
     for (let first = 0, video = 0; first < entityCount; first += 100, video++) {
       const vectors = stored.slice(first, first + 100);
-      filling.commitVideo(graphVideo(`stored-${video}`, vectors.map((_, index) => `stored entity ${first + index}`), vectors));
+      await filling.commitVideo(graphVideo(`stored-${video}`, vectors.map((_, index) => `stored entity ${first + index}`), vectors));
     }
     const fillSeconds = round((performance.now() - started) / 1000);
-    const entities = filling.graphStats().entities;
-    filling.close();
+    const entities = (await filling.graphStats()).entities;
+    await filling.close();
     log(`filled ${entities} entities in ${fillSeconds} s`);
 
     const arrivals = Array.from({ length: measuredVideos }, (_, video) => {
@@ -92,7 +92,7 @@ export async function benchEntities(entityCount = Number(process.env.ENTITIES ??
       return { content: graphVideo(`arrival-${video}`, names, vectors), respelled };
     });
 
-    const run = (label: string, exactMergeScanLimit: number) => {
+    const run = async (label: string, exactMergeScanLimit: number) => {
       const path = join(dir, `${label}.sqlite`);
       copyFileSync(prefilled, path);
       const store = openSqliteStore(path, { exactMergeScanLimit });
@@ -102,22 +102,22 @@ export async function benchEntities(entityCount = Number(process.env.ENTITIES ??
         let respelledCount = 0;
         for (const arrival of arrivals) {
           const begun = performance.now();
-          store.commitVideo(arrival.content);
+          await store.commitVideo(arrival.content);
           times.push(performance.now() - begun);
           for (const [name, original] of arrival.respelled) {
             respelledCount++;
-            if (store.getEntity(name)?.key === store.getEntity(original)?.key) merged++;
+            if ((await store.getEntity(name))?.key === (await store.getEntity(original))?.key) merged++;
           }
         }
-        const row = { commitP50Ms: round(percentile(times, 0.5)), commitP95Ms: round(percentile(times, 0.95)), respelledMerged: `${merged}/${respelledCount}`, entitiesAfter: store.graphStats().entities };
+        const row = { commitP50Ms: round(percentile(times, 0.5)), commitP95Ms: round(percentile(times, 0.95)), respelledMerged: `${merged}/${respelledCount}`, entitiesAfter: (await store.graphStats()).entities };
         log(`${label}: ${JSON.stringify(row)}`);
         return row;
       } finally {
-        store.close();
+        await store.close();
       }
     };
-    const exact = run("exact", Number.POSITIVE_INFINITY);
-    const bucketed = run("bucketed", 0);
+    const exact = await run("exact", Number.POSITIVE_INFINITY);
+    const bucketed = await run("bucketed", 0);
     return { entities, dimensions, namesPerCommit: namesPerVideo, fillSeconds, exact, bucketed, commitSpeedup: round(exact.commitP50Ms / bucketed.commitP50Ms) };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -79,14 +79,14 @@ export async function benchIncremental(): Promise<Record<string, unknown>> {
       const fullReport = await full.ingest(files);
       const lightReport = await light.ingest(files, { incremental: true });
       const beforeReport = await before.ingest(files);
-      before.close();
+      await before.close();
       if (fullReport.failed + lightReport.failed + beforeReport.failed > 0) throw new Error("bench ingest failed");
       const mediaSeconds = fullReport.hours * 3600;
-      const lightStatus = light.status();
+      const lightStatus = await light.status();
 
       const fullRun = await askAll(full, speech.questions);
       const incrementalRun = await askAll(light, speech.questions);
-      const extractedAfter = light.status();
+      const extractedAfter = await light.status();
       // Asked again: everything these questions need was extracted the first time.
       const againRun = await askAll(light, speech.questions);
       const withExtraction = incrementalRun.latencyMs.filter((_, index) => (incrementalRun.extractedPerQuestion[index] ?? 0) > 0);
@@ -133,8 +133,8 @@ export async function benchIncremental(): Promise<Record<string, unknown>> {
         },
       };
     } finally {
-      full.close();
-      light.close();
+      await full.close();
+      await light.close();
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -36,7 +36,7 @@ async function measure(variant: Variant, runs: number): Promise<Record<string, u
       factors.push(mediaSeconds / report.wallSeconds);
       stageSeconds = Object.fromEntries(Object.entries(report.stageSeconds).map(([stage, seconds]) => [stage, Number((seconds ?? 0).toFixed(2))]));
     } finally {
-      library.close();
+      await library.close();
       rmSync(libraryDir, { recursive: true, force: true });
     }
   }

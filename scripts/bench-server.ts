@@ -91,11 +91,11 @@ export async function benchServer(): Promise<Record<string, unknown>> {
   const media = await library.ingest([join(shared, "media/subtitled/friday.mp4"), join(shared, "media/subtitled/popeye_vobsub.mkv")]);
   // Street videos left by an interrupted run would make the ingest job below a no-op.
   const streetFiles = ["car-detection.mp4", "person-bicycle-car-detection.mp4", "bottle-detection.mp4", "one-by-one-person-detection.mp4"];
-  for (const video of library.list()) if (streetFiles.includes(video.title)) await library.remove(video.id);
-  const videos = library.list();
+  for (const video of await library.list()) if (streetFiles.includes(video.title)) await library.remove(video.id);
+  const videos = await library.list();
   const friday = videos.find((video) => video.title === "friday.mp4");
   const popeye = videos.find((video) => video.title === "popeye_vobsub.mkv");
-  library.close();
+  await library.close();
   if (!friday || !popeye || media.failed > 0) throw new Error("the media videos were not ingested");
   const buildSeconds = (performance.now() - building) / 1000;
   process.stderr.write(`library: ${videos.length} videos (${transcripts.videos} transcripts) ready in ${buildSeconds.toFixed(1)} s\n`);

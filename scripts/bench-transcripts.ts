@@ -32,11 +32,11 @@ export interface BenchTranscriptsOptions {
 
 /** A variant ranks with whole-video BM25 from the given terms, optionally re-scored with clip evidence. */
 function variant(store: Store, terms: (question: string) => { text: string; weight: number }[], clipWeight: number): RankFunction {
-  return (question) => {
+  return async (question) => {
     const query = { terms: terms(question), limit: 20 };
-    const videos = store.searchVideos(query);
+    const videos = await store.searchVideos(query);
     if (clipWeight === 0) return videos.slice(0, 10);
-    const clips = store.searchClips({ ...query, limit: 20 * 240, videoIds: videos.map((video) => video.videoId) });
+    const clips = await store.searchClips({ ...query, limit: 20 * 240, videoIds: videos.map((video) => video.videoId) });
     const best = new Map<string, number>();
     for (const clip of clips) best.set(clip.videoId, Math.max(best.get(clip.videoId) ?? 0, clip.score));
     return videos
@@ -47,8 +47,8 @@ function variant(store: Store, terms: (question: string) => { text: string; weig
 }
 
 /** Ranks videos by their best clip alone (clip-level BM25 over the whole library, no video documents). */
-const bestClipOnly = (store: Store): RankFunction => (question) => {
-  const clips = store.searchClips({ terms: analyzeQuery(question).terms, limit: 2000 });
+const bestClipOnly = (store: Store): RankFunction => async (question) => {
+  const clips = await store.searchClips({ terms: analyzeQuery(question).terms, limit: 2000 });
   const seen = new Set<string>();
   return clips.filter((clip) => !seen.has(clip.videoId) && Boolean(seen.add(clip.videoId))).slice(0, 10);
 };
@@ -86,14 +86,14 @@ async function runVariants(store: Store, questions: EvalQuestion[], log: (line: 
  * video. The lite extractor makes no model call; with a language model each chunk costs two calls (extraction and
  * gleaning), and each merged entity one more for its description.
  */
-function measureGraphCost(store: Store, results: { videoId?: string; durationSeconds: number }[], log: (line: string) => void): Record<string, number> {
+async function measureGraphCost(store: Store, results: { videoId?: string; durationSeconds: number }[], log: (line: string) => void): Promise<Record<string, number>> {
   const sample = results.filter((result) => result.videoId).slice(0, 500);
   let seconds = 0;
   let chunks = 0;
   for (const result of sample) {
-    const video = store.getVideo(result.videoId ?? "");
+    const video = await store.getVideo(result.videoId ?? "");
     if (!video) continue;
-    const clips = store.getClips(Array.from({ length: video.clipCount }, (_, clipIndex) => ({ videoId: video.id, clipIndex })));
+    const clips = await store.getClips(Array.from({ length: video.clipCount }, (_, clipIndex) => ({ videoId: video.id, clipIndex })));
     const started = performance.now();
     chunks += buildLiteVideoGraph(clips).chunks.length;
     seconds += (performance.now() - started) / 1000;
@@ -110,13 +110,13 @@ async function measureIncrementalInsert(store: Store, transcripts: string): Prom
   try {
     const [first] = readdirSync(transcripts).filter((name) => name.endsWith(".txt")).sort();
     copyFileSync(join(transcripts, first ?? ""), join(folder, "one-more-video.txt"));
-    const before = store.graphStats();
+    const before = await store.graphStats();
     const started = performance.now();
     const [result] = await ingestTranscripts(store, folder);
     const seconds = (performance.now() - started) / 1000;
-    const after = store.graphStats();
-    const own = store.getChunks(Array.from({ length: 50 }, (_, chunkIndex) => ({ videoId: "one-more-video", chunkIndex }))).length;
-    store.removeVideo("one-more-video");
+    const after = await store.graphStats();
+    const own = (await store.getChunks(Array.from({ length: 50 }, (_, chunkIndex) => ({ videoId: "one-more-video", chunkIndex })))).length;
+    await store.removeVideo("one-more-video");
     return { status: result?.status, commitMs: Math.round(seconds * 10000) / 10, chunksAdded: after.chunks - before.chunks, ownChunks: own, entitiesAdded: after.entities - before.entities, crossVideoEntitiesAdded: after.crossVideoEntities - before.crossVideoEntities };
   } finally {
     rmSync(folder, { recursive: true, force: true });
@@ -170,7 +170,7 @@ export async function benchTranscripts(options: BenchTranscriptsOptions = {}): P
       },
     });
     const ingestSeconds = (performance.now() - started) / 1000;
-    const graphCost = measureGraphCost(store, results, log);
+    const graphCost = await measureGraphCost(store, results, log);
     const incremental = await measureIncrementalInsert(store, transcripts);
     log(`one more video: ${JSON.stringify(incremental)}`);
     const describing = performance.now();
@@ -185,8 +185,8 @@ export async function benchTranscripts(options: BenchTranscriptsOptions = {}): P
     const combined: number[] = [];
     for (const question of questions) {
       const begun = performance.now();
-      rankVideos(store, question.question, { limit: 10 });
-      searchMoments(store, question.question, { limit: 10 });
+      await rankVideos(store, question.question, { limit: 10 });
+      await searchMoments(store, question.question, { limit: 10 });
       combined.push(performance.now() - begun);
     }
     return {
@@ -198,7 +198,7 @@ export async function benchTranscripts(options: BenchTranscriptsOptions = {}): P
         failed: count("failed"),
         clips: results.reduce((sum, result) => sum + result.clipCount, 0),
         seconds: Math.round(ingestSeconds * 10) / 10,
-        graph: store.graphStats(),
+        graph: await store.graphStats(),
         graphCost,
         incremental,
         describeSeconds,
@@ -215,7 +215,7 @@ export async function benchTranscripts(options: BenchTranscriptsOptions = {}): P
       modes: await runModes(store, questions, log),
     };
   } finally {
-    store.close();
+    await store.close();
     if (temporary) rmSync(library, { recursive: true, force: true });
   }
 }

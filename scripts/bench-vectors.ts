@@ -67,6 +67,12 @@ const timeMs = (work: () => void): number => {
   return performance.now() - started;
 };
 
+const timeMsAsync = async (work: () => Promise<void>): Promise<number> => {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+};
+
 const round = (value: number): number => Number(value.toFixed(1));
 
 const dir = mkdtempSync(join(tmpdir(), "videorag-bench-vectors-"));
@@ -78,32 +84,35 @@ try {
 
   const store = openSqliteStore(join(dir, "library.sqlite"));
   for (let video = 0; video < videoCount; video++) {
-    store.commitVideo(videoContent(videoId(video), Math.min(clipsPerVideo, vectorCount - video * clipsPerVideo)));
+    await store.commitVideo(videoContent(videoId(video), Math.min(clipsPerVideo, vectorCount - video * clipsPerVideo)));
   }
-  const insertMs = timeMs(() => {
+  const insertMs = await timeMsAsync(async () => {
     for (let video = 0; video < videoCount; video++) {
       const id = videoId(video);
       const records: VectorRecord[] = vectors
         .slice(video * clipsPerVideo, (video + 1) * clipsPerVideo)
         .map((vector, clipIndex) => ({ space, owner: "clip", videoId: id, clipIndex, vector }));
-      store.addVectors(id, records);
+      await store.addVectors(id, records);
     }
   });
-  const searchTimes = (options: { videoIds?: string[] } = {}): { times: number[]; top: string[] } => {
+  const searchTimes = async (options: { videoIds?: string[] } = {}): Promise<{ times: number[]; top: string[] }> => {
     const top: string[] = [];
-    const times = queries.map((vector) =>
-      timeMs(() => {
-        const [best] = store.searchVectors({ space, vector, limit, ...options });
-        top.push(`${best?.videoId}/${best?.clipIndex}`);
-      }),
-    );
+    const times: number[] = [];
+    for (const vector of queries) {
+      times.push(
+        await timeMsAsync(async () => {
+          const [best] = await store.searchVectors({ space, vector, limit, ...options });
+          top.push(`${best?.videoId}/${best?.clipIndex}`);
+        }),
+      );
+    }
     return { times, top };
   };
-  searchTimes(); // warm the page cache, as a library in use would be
-  const all = searchTimes();
-  const someVideos = searchTimes({ videoIds: Array.from({ length: 10 }, (_, index) => videoId(index * 7)) });
+  await searchTimes(); // warm the page cache, as a library in use would be
+  const all = await searchTimes();
+  const someVideos = await searchTimes({ videoIds: Array.from({ length: 10 }, (_, index) => videoId(index * 7)) });
   const result: Record<string, unknown> = {
-    vectors: store.vectorCount(),
+    vectors: await store.vectorCount(),
     dimensions,
     insertSeconds: round(insertMs / 1000),
     insertedPerSecond: Math.round(vectorCount / (insertMs / 1000)),
@@ -111,7 +120,7 @@ try {
     searchP90Ms: round(percentile(all.times, 0.9)),
     searchTenVideosP50Ms: round(percentile(someVideos.times, 0.5)),
   };
-  store.close();
+  await store.close();
 
   if (process.argv.includes("--compare")) {
     const db = new Database(join(dir, "vec0.sqlite"));

@@ -31,7 +31,7 @@ async function ingestOnce(path: string, profile: Profile, videos: string[]) {
     const seconds = report.results.reduce((sum, result) => sum + result.durationSeconds, 0);
     return { report, calls, cacheHits, seconds, stats, providers: report.providers ?? [] };
   } finally {
-    library.close();
+    await library.close();
   }
 }
 
@@ -56,8 +56,8 @@ export async function benchVisual(runs = 3) {
         first.push(cold.seconds / cold.report.wallSeconds);
         // Same library, videos removed and ingested again: every model output comes from the cache.
         const library = await openLibrary({ path, modelsDir: sharedPath("models"), ocr: profile.ocr, speech: profile.speech });
-        for (const video of library.list()) await library.remove(video.id);
-        library.close();
+        for (const video of await library.list()) await library.remove(video.id);
+        await library.close();
         const warm = await ingestOnce(path, profile, videos);
         second.push(warm.seconds / warm.report.wallSeconds);
         secondCalls += warm.calls;

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"],
   });
   try {
-    const popeye = library.list().find((video) => video.title === "popeye_vobsub.mkv");
+    const popeye = (await library.list()).find((video) => video.title === "popeye_vobsub.mkv");
     for (const size of sizes) {
       const page = await browser.newPage({ viewport: { width: size.width, height: size.height }, deviceScaleFactor: 1 });
       page.on("pageerror", (error) => console.error(`page error: ${error.message}`));
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   } finally {
     await browser.close();
     await server.close();
-    library.close();
+    await library.close();
     rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -5,6 +5,8 @@ export type { IngestEvent, IngestOptions, IngestReport, IngestResult } from "./i
 export { VideoRagError, errorCodes } from "./spec/index.js";
 export type * from "./spec/model.js";
 export type { ErrorCode } from "./spec/errors.js";
+/** The seam `openLibrary({ store })` accepts; SQLite is the default. */
+export type { Store } from "./spec/store.js";
 export { loadConfig, configSchema, type VideoRagConfig, type VideoRagConfigInput, type LoadedConfig } from "./config/index.js";
 export type * from "./spec/providers.js";
 export {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openLibrary, type Library } from "./library.js";
+import type { Video } from "./spec/index.js";
 import { needsShared, sharedPath } from "./test-support/shared.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "videorag-graph-test-"));
@@ -17,26 +18,28 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 describe("one entity across two videos", { skip: needsShared }, () => {
   let library: Library;
   const files = ["popeye_vobsub.mkv", "popeye_pgs.mkv", "friday.mp4"];
-  const idOf = (title: string): string => library.list().find((video) => video.title === title)?.id ?? "";
+  let videos: Video[] = [];
+  const idOf = (title: string): string => videos.find((video) => video.title === title)?.id ?? "";
   before(async () => {
     library = await openLibrary({ path: join(scratch, "graph"), speech: false, visual: false });
     const report = await library.ingest(files.map((file) => sharedPath("media/subtitled", file)));
     assert.equal(report.failed, 0, JSON.stringify(report.results));
     for (const result of report.results) assert.match(result.notes.join(" "), /graph: \d+ chunks, \d+ entities/);
+    videos = await library.list();
   });
   after(() => library.close());
 
-  test('"lifeboats", read from both videos\' subtitles, is one entity with a source in each and one description', () => {
-    const lifeboat = library.entity("lifeboats");
+  test('"lifeboats", read from both videos\' subtitles, is one entity with a source in each and one description', async () => {
+    const lifeboat = await library.entity("lifeboats");
     assert.ok(lifeboat, "no entity for lifeboats");
     const videos = new Set(lifeboat.sources.map((source) => source.videoId));
     assert.deepEqual([...videos].sort(), [idOf("popeye_vobsub.mkv"), idOf("popeye_pgs.mkv")].sort());
     assert.ok(lifeboat.description.includes("man the lifeboats") && !lifeboat.descriptionStale, lifeboat.description);
-    assert.ok(library.graphStats().crossVideoEntities >= 1);
+    assert.ok((await library.graphStats()).crossVideoEntities >= 1);
     // Popeye is called for only on the VobSub track ("H-H-Help! P-P-Popeye!"), and the stutter does not split the name.
-    assert.deepEqual([...new Set(library.entity("Popeye")?.sources.map((source) => source.videoId))], [idOf("popeye_vobsub.mkv")]);
-    assert.equal(library.entity("What"), undefined, "a stuttered question word is no entity");
-    assert.ok(!library.entity("crown jewels")?.sources.some((source) => source.videoId !== idOf("friday.mp4")));
+    assert.deepEqual([...new Set((await library.entity("Popeye"))?.sources.map((source) => source.videoId))], [idOf("popeye_vobsub.mkv")]);
+    assert.equal(await library.entity("What"), undefined, "a stuttered question word is no entity");
+    assert.ok(!(await library.entity("crown jewels"))?.sources.some((source) => source.videoId !== idOf("friday.mp4")));
   });
 
   test("the graph mode finds the Popeye moments through the entity and names it", async () => {
@@ -56,28 +59,28 @@ describe("one entity across two videos", { skip: needsShared }, () => {
   });
 
   test("removing one video keeps the entity with only the other video's source; removing both removes it", async () => {
-    const before = library.graphStats();
+    const before = await library.graphStats();
     const vobsub = idOf("popeye_vobsub.mkv");
     await library.remove(idOf("popeye_pgs.mkv"));
-    const lifeboat = library.entity("lifeboats");
+    const lifeboat = await library.entity("lifeboats");
     assert.ok(lifeboat, "the entity survives with its other source");
     assert.deepEqual([...new Set(lifeboat.sources.map((source) => source.videoId))], [vobsub]);
     assert.ok(!lifeboat.descriptionStale && lifeboat.description.length > 0, "re-described after losing a source");
-    const after = library.graphStats();
+    const after = await library.graphStats();
     assert.equal(after.chunks, before.chunks - 1);
     assert.equal(after.crossVideoEntities, 0);
     await library.remove(vobsub);
-    assert.equal(library.entity("lifeboats"), undefined);
-    assert.equal(library.entity("Popeye"), undefined);
-    assert.ok(library.graphStats().entities < after.entities);
-    assert.ok(library.graphStats().entities > 0, "friday.mp4's entities stay");
+    assert.equal(await library.entity("lifeboats"), undefined);
+    assert.equal(await library.entity("Popeye"), undefined);
+    assert.ok((await library.graphStats()).entities < after.entities);
+    assert.ok((await library.graphStats()).entities > 0, "friday.mp4's entities stay");
   });
 
   test("re-ingesting the removed video adds its graph back without rebuilding the rest", async () => {
-    const fridayEntities = library.graphStats().entities;
+    const fridayEntities = (await library.graphStats()).entities;
     const report = await library.ingest([sharedPath("media/subtitled/popeye_pgs.mkv")]);
     assert.equal(report.results[0]?.status, "ingested");
-    assert.ok(library.graphStats().entities > fridayEntities);
-    assert.deepEqual([...new Set(library.entity("lifeboats")?.sources.map((source) => source.videoId))], [idOf("popeye_pgs.mkv")]);
+    assert.ok((await library.graphStats()).entities > fridayEntities);
+    assert.deepEqual([...new Set((await library.entity("lifeboats"))?.sources.map((source) => source.videoId))], [idOf("popeye_pgs.mkv")]);
   });
 });

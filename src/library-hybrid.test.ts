@@ -61,18 +61,18 @@ describe("a language model builds the graph and filters hybrid candidates", { sk
     for (const result of report.results) assert.match(result.notes.join(" "), /graph: \d+ chunks, \d+ entities, \d+ relations by openai:test-model, \d+ model calls/);
   });
   after(async () => {
-    library.close();
+    await library.close();
     await server.close();
     delete process.env.VIDEORAG_TEST_KEY;
   });
 
-  test("entities come typed from the model, the gleaning pass adds what it missed, relations carry their strength", () => {
-    assert.equal(library.entity("Popeye")?.type, "person");
-    assert.equal(library.entity("ship")?.type, "object");
-    assert.equal(library.entity("lifeboats")?.type, "object", "added by gleaning");
-    assert.equal(library.entity("Hildy")?.sources[0]?.description, "A reporter greeted at the door.");
+  test("entities come typed from the model, the gleaning pass adds what it missed, relations carry their strength", async () => {
+    assert.equal((await library.entity("Popeye"))?.type, "person");
+    assert.equal((await library.entity("ship"))?.type, "object");
+    assert.equal((await library.entity("lifeboats"))?.type, "object", "added by gleaning");
+    assert.equal((await library.entity("Hildy"))?.sources[0]?.description, "A reporter greeted at the door.");
     // One entity, one source: its description is that source's; no synthesis call is needed.
-    assert.equal(library.entity("ship")?.description, "A ship that is lost; 'a nice ship we had once'.");
+    assert.equal((await library.entity("ship"))?.description, "A ship that is lost; 'a nice ship we had once'.");
     const gleanings = server.requests.filter((request) => /MANY entities/.test(promptOf(request)));
     assert.ok(gleanings.length >= 2, "one gleaning pass per chunk");
   });

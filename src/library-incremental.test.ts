@@ -35,11 +35,11 @@ describe("an incremental library of speech, street footage and a subtitled film"
     const stages = new Set<string>();
     const report = await library.ingest(media(), { incremental: true, onProgress: (event) => event.type === "stage-start" && stages.add(event.stage) });
     assert.equal(report.failed, 0, JSON.stringify(report.results));
-    assert.equal(library.list().length, 5);
+    assert.equal((await library.list()).length, 5);
     assert.ok(!stages.has("speech") && !stages.has("screen-text"), [...stages].join());
-    const jfk = library.list().find((video) => video.title === "jfk.wav");
+    const jfk = (await library.list()).find((video) => video.title === "jfk.wav");
     assert.ok(jfk);
-    const status = library.status();
+    const status = await library.status();
     assert.equal(status.videos, 5);
     // Voice-activity detection heard speech only in jfk's one clip; the street footage's soundtracks have none to recognise.
     assert.equal(status.stages.speech?.pending, 1, JSON.stringify(status.stages));
@@ -53,17 +53,17 @@ describe("an incremental library of speech, street footage and a subtitled film"
   });
 
   test("a question leaves the pending clips of a file an ingest is working through to that ingest", async () => {
-    const jfk = library.list().find((video) => video.title === "jfk.wav");
+    const jfk = (await library.list()).find((video) => video.title === "jfk.wav");
     const answer = await library.ask("ask not what your country can do for you", { busyPaths: [sharedPath("media/audio")] });
     assert.ok(!answer.extraction?.clips.some((clip) => clip.videoId === jfk?.id), JSON.stringify(answer.extraction));
-    assert.equal(library.status().stages.speech?.pending, 1, "jfk's speech is still pending");
+    assert.equal((await library.status()).stages.speech?.pending, 1, "jfk's speech is still pending");
   });
 
   test('"ask not what your country can do for you" extracts the jfk clip at question time and cites it; asking again extracts nothing', async () => {
     const events: QuestionExtractionEvent[] = [];
     const first = await library.ask("ask not what your country can do for you", { onExtraction: (event) => events.push(event) });
     assert.ok(first.extraction, "no extraction reported");
-    const jfk = library.list().find((video) => video.title === "jfk.wav");
+    const jfk = (await library.list()).find((video) => video.title === "jfk.wav");
     assert.ok(first.extraction.clips.some((clip) => clip.videoId === jfk?.id && clip.stages.includes("speech")), JSON.stringify(first.extraction));
     assert.ok(events.some((event) => event.type === "plan"), "no plan event");
     assert.ok(events.some((event) => event.type === "extract-clip"), "no progress per clip");
@@ -71,7 +71,7 @@ describe("an incremental library of speech, street footage and a subtitled film"
     assert.match(first.text, /country/i);
     assert.equal(first.profile.extractedClips, first.extraction.clips.length);
     assert.match(first.profile.summary, /clips extracted for this question/);
-    const speech = library.status().stages.speech;
+    const speech = (await library.status()).stages.speech;
     assert.equal(speech?.pending, 0, "jfk was the only clip with speech to recognise");
 
     const second = await library.ask("ask not what your country can do for you");
@@ -84,7 +84,7 @@ describe("an incremental library of speech, street footage and a subtitled film"
     assert.equal(report.clips.filter((clip) => clip.stages.some((stage) => stage !== "embeddings" && stage !== "graph")).length, 1);
     const rest = await library.extract();
     assert.equal(rest.failed.length, 0, JSON.stringify(rest.failed));
-    const status = library.status();
+    const status = await library.status();
     assert.equal(status.pendingClips, 0, JSON.stringify(status));
     assert.equal(status.extractedClips, status.clips);
     const bicycle = await library.search("bicycle", { limit: 3 });
@@ -107,7 +107,7 @@ describe("slides read at question time", { skip: needsShared }, () => {
     const library = await openLibrary({ path: join(scratch, "slides"), modelsDir: sharedPath("models") });
     try {
       await library.ingest([video], { incremental: true });
-      assert.equal(library.status().stages["screen-text"]?.pending, 1, "one 36-second clip, its screen text unread");
+      assert.equal((await library.status()).stages["screen-text"]?.pending, 1, "one 36-second clip, its screen text unread");
       const answer = await library.ask("what is written about the lighthouse exhibition?");
       assert.ok(answer.extraction?.clips.some((clip) => clip.stages.includes("screen-text")), JSON.stringify(answer.extraction));
       const citation = answer.citations[0];
@@ -115,7 +115,7 @@ describe("slides read at question time", { skip: needsShared }, () => {
       assert.match(answer.text, /Lighthouse exhibition/i);
       assert.ok((citation?.startSecond ?? 0) >= 11 && (citation?.startSecond ?? 0) < 16, `cited from ${citation?.startSecond} s`);
     } finally {
-      library.close();
+      await library.close();
     }
   });
 });
@@ -125,24 +125,24 @@ describe("a process without a stage's model leaves that work pending for one tha
   test("--no-speech neither runs nor forgets the speech left to recognise", async () => {
     const light = await openLibrary({ path, modelsDir: sharedPath("models") });
     await light.ingest([sharedPath("media/audio/jfk.wav")], { incremental: true });
-    assert.equal(light.status().stages.speech?.pending, 1);
-    light.close();
+    assert.equal((await light.status()).stages.speech?.pending, 1);
+    await light.close();
 
     const speechless = await openLibrary({ path, modelsDir: sharedPath("models"), speech: false });
     const answer = await speechless.ask("ask not what your country can do for you");
     assert.equal(answer.extraction?.clips.length ?? 0, 0, JSON.stringify(answer.extraction));
     assert.equal((await speechless.extract()).clips.filter((clip) => clip.stages.includes("speech")).length, 0);
-    assert.equal(speechless.status().stages.speech?.pending, 1, "still pending, not marked done with nothing");
-    speechless.close();
+    assert.equal((await speechless.status()).stages.speech?.pending, 1, "still pending, not marked done with nothing");
+    await speechless.close();
 
     const again = await openLibrary({ path, modelsDir: sharedPath("models") });
     try {
-      assert.equal(again.status().stages.speech?.pending, 1);
+      assert.equal((await again.status()).stages.speech?.pending, 1);
       const answered = await again.ask("ask not what your country can do for you");
       assert.equal(answered.citations[0]?.title, "jfk.wav");
-      assert.equal(again.status().stages.speech?.done, 1);
+      assert.equal((await again.status()).stages.speech?.done, 1);
     } finally {
-      again.close();
+      await again.close();
     }
   });
 });
@@ -160,38 +160,40 @@ describe("extract --all converges to a full ingest", { skip: needsShared }, () =
     assert.equal(lightReport.failed, 0, JSON.stringify(lightReport.results));
     await incremental.extract();
   });
-  after(() => {
-    full.close();
-    incremental.close();
+  after(async () => {
+    await full.close();
+    await incremental.close();
   });
 
   /** Every segment of every video, read from the library's file. */
-  const segmentsOf = (library: Library): string[] => {
+  const segmentsOf = async (library: Library): Promise<string[]> => {
     const store = openSqliteStore(join(library.path, "library.sqlite"));
     try {
-      return library
-        .list()
-        .sort((a, b) => a.id.localeCompare(b.id))
-        .flatMap((video) => [
+      const lines: string[] = [];
+      for (const video of (await library.list()).sort((a, b) => a.id.localeCompare(b.id))) {
+        const segments = await store.getSegments(video.id, 0, Number.POSITIVE_INFINITY);
+        lines.push(
           `${video.id} ${video.clipCount} clips`,
-          ...store.getSegments(video.id, 0, Number.POSITIVE_INFINITY).map((segment: Segment) => `${segment.startSecond}-${segment.endSecond} ${segment.source}: ${segment.text}`).sort(),
-        ]);
+          ...segments.map((segment: Segment) => `${segment.startSecond}-${segment.endSecond} ${segment.source}: ${segment.text}`).sort(),
+        );
+      }
+      return lines;
     } finally {
-      store.close();
+      await store.close();
     }
   };
 
-  test("the same videos, clips, segments, and nothing left pending", () => {
-    const expected = segmentsOf(full);
+  test("the same videos, clips, segments, and nothing left pending", async () => {
+    const expected = await segmentsOf(full);
     assert.ok(expected.some((line) => / speech: /.test(line)) && expected.some((line) => / visual: /.test(line)), expected.join("\n"));
-    assert.deepEqual(segmentsOf(incremental), expected);
-    assert.equal(incremental.status().pendingClips, 0);
-    assert.equal(full.status().pendingClips, 0);
+    assert.deepEqual(await segmentsOf(incremental), expected);
+    assert.equal((await incremental.status()).pendingClips, 0);
+    assert.equal((await full.status()).pendingClips, 0);
   });
 
   test("the same top hits for the same queries", async () => {
     // What pocketsphinx heard in the GRID clip (its words vary with the recogniser), and what the detector saw.
-    const heard = segmentsOf(full).find((line) => / speech: /.test(line))?.split(" speech: ")[1] ?? "";
+    const heard = (await segmentsOf(full)).find((line) => / speech: /.test(line))?.split(" speech: ")[1] ?? "";
     assert.ok(heard, "the full ingest recognised no speech");
     for (const query of [heard, "bicycle", "person", "car"]) {
       const expected = (await full.search(query, { limit: 3 })).map((hit) => `${hit.title} ${hit.startSecond}-${hit.endSecond} ${hit.text}`);

@@ -34,7 +34,7 @@ describe("answers from an OpenAI-compatible language model", { skip: needsShared
     await library.ingest([sharedPath("media/subtitled/friday.mp4")]);
   });
   after(async () => {
-    library.close();
+    await library.close();
     await server.close();
     delete process.env.VIDEORAG_TEST_KEY;
   });
@@ -82,7 +82,7 @@ describe("answers from an OpenAI-compatible language model", { skip: needsShared
       const features = new Set(answer.warnings.map((warning) => warning.feature));
       for (const feature of ["entity keywords", "scene description", "answers"]) assert.ok(features.has(feature), `${feature}: ${JSON.stringify(answer.warnings)}`);
     } finally {
-      other.close();
+      await other.close();
     }
   });
 });

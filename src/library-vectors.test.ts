@@ -40,10 +40,10 @@ describe("image-text and dense text vectors from models loaded by name", { skip:
     assert.equal(report.failed, 0, JSON.stringify(report.results));
     assert.ok(report.providers?.includes("image-text vectors: transformers:test/tiny-clip (transformers.js)"), report.providers?.join("; "));
     assert.ok(report.providers?.includes("text vectors: transformers:test/tiny-minilm (transformers.js)"), report.providers?.join("; "));
-    library.close();
+    await library.close();
     const store = openSqliteStore(join(path, "library.sqlite"));
     try {
-      const spaces = new Map(store.vectorSpaces().map((space) => [space.space, space]));
+      const spaces = new Map((await store.vectorSpaces()).map((space) => [space.space, space]));
       const image = spaces.get("image:transformers:test/tiny-clip");
       // car-detection.mp4: 30 s at one frame every 2 s is 15 frames and 1 clip; friday.mp4: 6 s is 3 frames and 1 clip.
       assert.equal(image?.count, 15 + 1 + 3 + 1);
@@ -52,7 +52,7 @@ describe("image-text and dense text vectors from models loaded by name", { skip:
       assert.equal(text?.dimensions, 384);
       assert.ok((text?.count ?? 0) >= 1, "friday.mp4's clip has subtitles, so it has a text vector");
     } finally {
-      store.close();
+      await store.close();
     }
     library = await openLibrary({ path, ocr: false, speech: false });
   });

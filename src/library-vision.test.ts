@@ -36,7 +36,7 @@ describe("captions and answers from a vision-language model", { skip: needsShare
     library = await openLibrary({ path: join(scratch, "vision"), config, speech: false, ocr: false });
   });
   after(async () => {
-    library.close();
+    await library.close();
     await server.close();
   });
 

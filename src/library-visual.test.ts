@@ -64,13 +64,13 @@ describe("street footage with the local detector and tagger", { skip: needsShare
     // No text in street footage: only the visual share of the score, 1 - alpha.
     assert.ok(Math.abs((videos[0]?.score ?? 0) - (0.7 * (videos[0]?.textScore ?? 0) + 0.3)) < 1e-3, JSON.stringify(videos[0]));
     const bottles = await library.retrieve("bottles on a table", { mode: "video" });
-    assert.equal(bottles.videos[0]?.videoId, library.list().find((video) => video.title === "bottle-detection.mp4")?.id);
+    assert.equal(bottles.videos[0]?.videoId, (await library.list()).find((video) => video.title === "bottle-detection.mp4")?.id);
     assert.equal(bottles.clips[0]?.provenance[0]?.retriever, "video");
   });
 
   test("a second ingest of the same videos makes zero model calls", async () => {
-    for (const video of library.list()) await library.remove(video.id);
-    library.close();
+    for (const video of await library.list()) await library.remove(video.id);
+    await library.close();
     library = await openLibrary({ path, modelsDir: sharedPath("models"), ocr: false, speech: false });
     const report = await library.ingest(videos.map((video) => sharedPath("media/surveillance", video)));
     assert.equal(report.results.filter((result) => result.status === "ingested").length, 2);

@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { formatCitation } from "./answer/index.js";
 import { openLibrary, type Library } from "./library.js";
+import type { Store } from "./spec/index.js";
+import { openSqliteStore } from "./store/index.js";
 import { needsShared, sharedPath } from "./test-support/shared.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "videorag-library-test-"));
@@ -36,7 +38,7 @@ describe("a library of subtitled videos", { skip: needsShared }, () => {
   test("re-ingesting the same file does nothing", async () => {
     const report = await library.ingest([sharedPath("media/subtitled/friday.mp4")]);
     assert.equal(report.results[0]?.status, "unchanged");
-    assert.equal(library.list().length, 1);
+    assert.equal((await library.list()).length, 1);
   });
 
   test("a question about something absent says so instead of padding", async () => {
@@ -63,12 +65,47 @@ describe("a library of subtitled videos", { skip: needsShared }, () => {
   }
 
   test("remove takes the video out of list and search", async () => {
-    const video = library.list().find((item) => item.title === "popeye_pgs.mkv");
+    const video = (await library.list()).find((item) => item.title === "popeye_pgs.mkv");
     assert.ok(video);
     await library.remove(video.id);
-    assert.ok(!library.list().some((item) => item.id === video.id));
+    assert.ok(!(await library.list()).some((item) => item.id === video.id));
     assert.ok(!(await library.search("nice ship we had once")).some((hit) => hit.videoId === video.id));
   });
+});
+
+describe("a library with an injected store", { skip: needsShared }, () => {
+  test("ingest and ask go through the store given, and the default library.sqlite is never made", async () => {
+    const storePath = join(scratch, "elsewhere.sqlite");
+    const library = await openLibrary({ path: join(scratch, "injected"), store: openSqliteStore(storePath) });
+    try {
+      const report = await library.ingest([sharedPath("media/subtitled/friday.mp4")]);
+      assert.equal(report.failed, 0, JSON.stringify(report.results));
+      const answer = await library.ask("who is in a bad humor?");
+      const first = answer.citations[0];
+      assert.ok(first, answer.text);
+      assert.equal(formatCitation(first), "[friday.mp4 0:03–0:04]");
+    } finally {
+      await library.close();
+    }
+    assert.equal(existsSync(join(scratch, "injected", "library.sqlite")), false);
+    const reopened = openSqliteStore(storePath);
+    try {
+      assert.deepEqual((await reopened.listVideos()).map((video) => video.title), ["friday.mp4"]);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
+
+test("a store that lacks the Store's methods is refused with CONFIG_INVALID", async () => {
+  const notAStore = { listVideos: async () => [] } as unknown as Store;
+  await assert.rejects(openLibrary({ path: join(scratch, "not-a-store"), store: notAStore }), (error: unknown) => {
+    const { code, message } = error as { code?: string; message?: string };
+    assert.equal(code, "CONFIG_INVALID");
+    assert.match(message ?? "", /^store: expected a Store/);
+    return true;
+  });
+  assert.equal(existsSync(join(scratch, "not-a-store")), false, "nothing is made for refused options");
 });
 
 describe("bad input in a batch", { skip: needsShared }, () => {
@@ -100,10 +137,10 @@ describe("bad input in a batch", { skip: needsShared }, () => {
       // root reads any file, so an unreadable file only fails for ordinary users
       if (process.getuid?.() !== 0) assert.equal(byName.get("locked.mp4")?.error?.code, "INPUT_NOT_FOUND");
       assert.ok(report.failed >= 4);
-      assert.deepEqual(library.list().map((video) => video.title), ["friday.mp4"]);
+      assert.deepEqual((await library.list()).map((video) => video.title), ["friday.mp4"]);
     } finally {
       chmodSync(locked, 0o600);
-      library.close();
+      await library.close();
     }
   });
 });
@@ -123,9 +160,9 @@ test("two processes on one library keep their own scratch: opening the library a
     assert.equal(readFileSync(join(theirs, "upload.part"), "utf8"), "in flight", "a live process's scratch stays");
     assert.equal(existsSync(gone), false, "a gone process's scratch is cleared");
     assert.ok(existsSync(join(path, "tmp", String(process.pid))));
-    second.close();
+    await second.close();
   } finally {
     other.kill();
-    first.close();
+    await first.close();
   }
 });

@@ -16,6 +16,23 @@ import { VideoRagError } from "./spec/index.js";
 import type { Answer, EntityMatch, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Segment, SegmentSource, Store, Video } from "./spec/index.js";
 import { openSqliteStore } from "./store/index.js";
 
+/** Every Store method, checked when a store is injected (a value built at run time the types cannot check). */
+const storeMethods: Record<keyof Store, true> = {
+  listVideos: true, getVideo: true, getFingerprint: true, removeVideo: true, loadStages: true, saveStage: true,
+  discardStages: true, commitVideo: true, searchClips: true, searchVideos: true, getClips: true, getSegments: true,
+  termDocumentFrequency: true, addVectors: true, searchVectors: true, vectorSpaces: true, vectorCount: true,
+  searchEntities: true, getEntity: true, entityChunks: true, relationsAmong: true, relationsOf: true, getChunks: true,
+  staleEntities: true, setEntityDescriptions: true, graphStats: true, videoEntities: true, getFrames: true,
+  clipSignals: true, markAsked: true, clipStages: true, writeBack: true, refreshStageKey: true, extractionStatus: true,
+  close: true,
+};
+
+function isStore(value: unknown): value is Store {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return Object.keys(storeMethods).every((method) => typeof candidate[method] === "function");
+}
+
 const libraryOptionsSchema = z
   .object({
     /** The library folder; default `VIDEORAG_LIBRARY` or `./.videorag`. */
@@ -34,6 +51,8 @@ const libraryOptionsSchema = z
     visual: z.boolean().default(true),
     /** The folder holding local models; overrides the configuration. */
     modelsDir: z.string().min(1).optional(),
+    /** Where the library's videos, index and graph are kept; SQLite at `<library>/library.sqlite` when absent. */
+    store: z.custom<Store>(isStore, { message: "expected a Store (an object with every Store method)" }).optional(),
     /** Progress of models downloaded on first use (when the configuration allows downloads). */
     onModelDownload: z
       .custom<(model: string, file: string, doneBytes: number, totalBytes: number | undefined) => void>((value) => typeof value === "function")
@@ -113,44 +132,46 @@ export interface Library {
   /** An answer with citations to the moments it came from. */
   ask(question: string, options?: AskOptions): Promise<Answer>;
   /** Deferred work per stage and video: clips extracted, pending, failed. */
-  status(): ExtractionStatus;
+  status(): Promise<ExtractionStatus>;
   /**
    * Runs pending deferred work now, clips near moments that questions asked about first; each batch is written back
    * as it finishes, so an interrupted run loses at most the batch in flight.
    */
   extract(options?: ExtractLibraryOptions): Promise<ExtractionReport>;
-  list(): Video[];
+  list(): Promise<Video[]>;
   /** Resolves a full id, a unique id prefix, a path or a title to a video. */
-  find(reference: string): Video;
+  find(reference: string): Promise<Video>;
   /** The indexed text (subtitles, speech, screen text, …) of a video overlapping the seconds given; the whole video by default. */
-  transcript(reference: string, fromSecond?: number, toSecond?: number): { video: Video; segments: Segment[] };
+  transcript(reference: string, fromSecond?: number, toSecond?: number): Promise<{ video: Video; segments: Segment[] }>;
   /** Removes a video and everything it contributed, the graph entities only it mentioned included. */
   remove(reference: string): Promise<Video>;
   /** An entity of the knowledge graph by name, with its sources; undefined when there is none. */
-  entity(name: string): GraphEntity | undefined;
+  entity(name: string): Promise<GraphEntity | undefined>;
   /** An entity by its stable key, with its strongest relations (the other end named); undefined when there is none. */
-  entityByKey(key: number):
+  entityByKey(key: number): Promise<
     | {
         entity: GraphEntity;
         /** Where each of its first 100 sources is in its video, in seconds. */
         moments: { videoId: string; chunkIndex: number; startSecond: number; endSecond: number }[];
         relations: { source: string; target: string; description: string; strength: number }[];
       }
-    | undefined;
+    | undefined
+  >;
   /** Entities whose names or descriptions match a query, best first. */
-  searchEntities(query: string, limit?: number): EntityMatch[];
+  searchEntities(query: string, limit?: number): Promise<EntityMatch[]>;
   /** The entities a video mentions, the most mentioned first. */
-  videoEntities(reference: string, limit?: number): EntityMatch[];
+  videoEntities(reference: string, limit?: number): Promise<EntityMatch[]>;
   /** A video with where its text came from, its clips and its deferred work per stage. */
-  videoDetail(reference: string): VideoDetail;
-  graphStats(): GraphStats;
+  videoDetail(reference: string): Promise<VideoDetail>;
+  graphStats(): Promise<GraphStats>;
   /** "language-model" when a language model writes answers, else "lite". */
   profile(): Promise<"lite" | "language-model">;
   /** The providers each stage uses, one line each. */
   providers(): Promise<string[]>;
   /** Model calls, cache hits and retries per model since the library was opened. */
   modelStats(): Promise<Record<string, { calls: number; items: number; cacheHits: number; retries: number; failures: number }>>;
-  close(): void;
+  /** Closes the store, an injected one included. */
+  close(): Promise<void>;
 }
 
 /** Frames chosen for the question; none when the source is gone or has no pictures (the text still answers). */
@@ -212,7 +233,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
   }
   // Several processes (CLI, server, workers) may open one library: each keeps its own scratch.
   const tempDir = processScratch(path);
-  const store: Store = openSqliteStore(join(path, "library.sqlite"));
+  const store: Store = settings.store ?? openSqliteStore(join(path, "library.sqlite"));
   let providerChoice: Promise<ProviderChoice> | undefined;
   const providers = (): Promise<ProviderChoice> =>
     (providerChoice ??= chooseProviders(config, {
@@ -220,22 +241,22 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       ocr: settings.ocr,
       speech: settings.speech,
       onDownloadProgress: settings.onModelDownload,
-    }).then((choice) => {
+    }).then(async (choice) => {
       // A changed model or setting marks pending only the deferred stages that depend on it.
       const extraction = extractionSettings(choice);
       // A stage switched off in this process (--no-speech, a model missing here) leaves its records as they are.
-      for (const stage of clipStages(extraction)) if (stage.enabled) store.refreshStageKey(stage.name, stage.settingsKey);
+      for (const stage of clipStages(extraction)) if (stage.enabled) await store.refreshStageKey(stage.name, stage.settingsKey);
       const derived = derivedStageKeys(extraction);
-      if (extraction.textEmbedder) store.refreshStageKey("embeddings", derived.embeddings);
-      store.refreshStageKey("graph", derived.graph);
+      if (extraction.textEmbedder) await store.refreshStageKey("embeddings", derived.embeddings);
+      await store.refreshStageKey("graph", derived.graph);
       return choice;
     }));
 
-  const find = (reference: string): Video => {
+  const find = async (reference: string): Promise<Video> => {
     // An exact id is one lookup; a path, title or prefix reads the list.
-    const byId = store.getVideo(reference);
+    const byId = await store.getVideo(reference);
     if (byId) return byId;
-    const videos = store.listVideos();
+    const videos = await store.listVideos();
     const exact = videos.find((video) => video.id === reference || video.path === resolve(reference));
     if (exact) return exact;
     const matches = videos.filter((video) => (reference.length >= 4 && video.id.startsWith(reference)) || video.title === reference);
@@ -247,30 +268,37 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
   };
 
   const timesEstimated = new Map<string, boolean>();
-  const isEstimated = (videoId: string): boolean => {
-    if (!timesEstimated.has(videoId)) timesEstimated.set(videoId, store.getVideo(videoId)?.timesEstimated ?? false);
+  const isEstimated = async (videoId: string): Promise<boolean> => {
+    if (!timesEstimated.has(videoId)) timesEstimated.set(videoId, (await store.getVideo(videoId))?.timesEstimated ?? false);
     return timesEstimated.get(videoId) ?? false;
   };
 
   /** The lite answer: the sentences of the moments that carry the question's rarest words, each cited. */
-  const extractive = (question: string, moments: Hit[], maxSentences?: number): Omit<Answer, "profile" | "timings"> => {
+  const extractive = async (question: string, moments: Hit[], maxSentences?: number): Promise<Omit<Answer, "profile" | "timings">> => {
     // Sentences are matched on stems; a stem is as informative as the rarest of the question's words sharing it.
     const words = analyzeText(question);
-    const { frequencies, documentCount } = store.termDocumentFrequency(words);
+    const { frequencies, documentCount } = await store.termDocumentFrequency(words);
     const stemFrequency = new Map<string, number>();
     for (const word of words) {
       const frequency = frequencies.get(word) ?? 0;
       const key = termKey(word);
       stemFrequency.set(key, Math.min(stemFrequency.get(key) ?? frequency, frequency));
     }
+    // Read beforehand: the extractive answer itself is synchronous.
+    const sentences = new Map<Hit, Segment[]>();
+    const estimated = new Map<string, boolean>();
+    for (const moment of moments) {
+      // The whole clips around a moment: the sentence that answers may sit next to the one that matched best.
+      sentences.set(moment, await store.getSegments(moment.videoId, moment.startSecond - 15, moment.endSecond + 15));
+      estimated.set(moment.videoId, await isEstimated(moment.videoId));
+    }
     return extractiveAnswer({
       question,
       moments,
-      // The whole clips around a moment: the sentence that answers may sit next to the one that matched best.
-      sentencesOf: (moment) => store.getSegments(moment.videoId, moment.startSecond - 15, moment.endSecond + 15),
+      sentencesOf: (moment) => sentences.get(moment) ?? [],
       analyze: (text) => analyzeText(text).map(termKey),
       termWeight: (key) => Math.log(1 + (documentCount + 1) / ((stemFrequency.get(key) ?? 0) + 1)),
-      timesEstimated: isEstimated,
+      timesEstimated: (videoId) => estimated.get(videoId) ?? false,
       maxSentences,
     });
   };
@@ -395,8 +423,8 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     status: () => store.extractionStatus(),
     async extract(extractOptions = {}) {
       const choice = await providers();
-      const only = extractOptions.video ? find(extractOptions.video).id : undefined;
-      const targets = extractionOrder(store, store.clipStages({ videoId: only, statuses: extractOptions.retryFailed === false ? ["pending"] : ["pending", "failed"] }));
+      const only = extractOptions.video ? (await find(extractOptions.video)).id : undefined;
+      const targets = await extractionOrder(store, await store.clipStages({ videoId: only, statuses: extractOptions.retryFailed === false ? ["pending"] : ["pending", "failed"] }));
       const chosen = extractOptions.budgetClips === undefined ? targets : targets.slice(0, extractOptions.budgetClips);
       const report = await extractClips(store, extractionSettings(choice), chosen, {
         batchClips: 4,
@@ -409,38 +437,40 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     },
     list: () => store.listVideos(),
     find,
-    transcript(reference, fromSecond, toSecond) {
-      const video = find(reference);
-      return { video, segments: store.getSegments(video.id, fromSecond ?? 0, toSecond ?? video.durationSeconds + 1) };
+    async transcript(reference, fromSecond, toSecond) {
+      const video = await find(reference);
+      return { video, segments: await store.getSegments(video.id, fromSecond ?? 0, toSecond ?? video.durationSeconds + 1) };
     },
     async remove(reference) {
-      const video = find(reference);
-      store.removeVideo(video.id);
+      const video = await find(reference);
+      await store.removeVideo(video.id);
       timesEstimated.delete(video.id);
       await describeEntities(await providers());
       return video;
     },
     entity: (name) => store.getEntity(entityNameKey(name)),
-    entityByKey(key) {
-      const entity = store.getEntity(key);
+    async entityByKey(key) {
+      const entity = await store.getEntity(key);
       if (!entity) return undefined;
       const names = new Map<number, string>([[entity.key, entity.name]]);
-      const nameOf = (other: number): string => {
-        if (!names.has(other)) names.set(other, store.getEntity(other)?.name ?? String(other));
+      const nameOf = async (other: number): Promise<string> => {
+        if (!names.has(other)) names.set(other, (await store.getEntity(other))?.name ?? String(other));
         return names.get(other) ?? String(other);
       };
-      const relations = store.relationsOf(key, 20).map((relation) => ({
-        source: nameOf(relation.sourceKey),
-        target: nameOf(relation.targetKey),
-        description: relation.description,
-        strength: relation.strength,
-      }));
+      const relations: { source: string; target: string; description: string; strength: number }[] = [];
+      for (const relation of await store.relationsOf(key, 20)) {
+        relations.push({
+          source: await nameOf(relation.sourceKey),
+          target: await nameOf(relation.targetKey),
+          description: relation.description,
+          strength: relation.strength,
+        });
+      }
       const sources = entity.sources.slice(0, 100);
-      const clips = new Map(
-        store
-          .getClips(sources.flatMap((source) => [{ videoId: source.videoId, clipIndex: source.clipStart }, { videoId: source.videoId, clipIndex: source.clipEnd }]))
-          .map((clip) => [`${clip.videoId}#${clip.index}`, clip]),
+      const read = await store.getClips(
+        sources.flatMap((source) => [{ videoId: source.videoId, clipIndex: source.clipStart }, { videoId: source.videoId, clipIndex: source.clipEnd }]),
       );
+      const clips = new Map(read.map((clip) => [`${clip.videoId}#${clip.index}`, clip]));
       const moments = sources.flatMap((source) => {
         const first = clips.get(`${source.videoId}#${source.clipStart}`);
         const last = clips.get(`${source.videoId}#${source.clipEnd}`);
@@ -450,17 +480,17 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     },
     searchEntities: (query, limit = 20) =>
       store.searchEntities({ terms: analyzeText(query).map((text) => ({ text, weight: 1 })), limit }),
-    videoEntities: (reference, limit = 50) => store.videoEntities(find(reference).id, limit),
-    videoDetail(reference) {
-      const video = find(reference);
+    videoEntities: async (reference, limit = 50) => store.videoEntities((await find(reference)).id, limit),
+    async videoDetail(reference) {
+      const video = await find(reference);
       const sources: Partial<Record<SegmentSource, number>> = {};
-      for (const segment of store.getSegments(video.id, 0, video.durationSeconds + 1)) sources[segment.source] = (sources[segment.source] ?? 0) + 1;
+      for (const segment of await store.getSegments(video.id, 0, video.durationSeconds + 1)) sources[segment.source] = (sources[segment.source] ?? 0) + 1;
       const keys = Array.from({ length: video.clipCount }, (_, clipIndex) => ({ videoId: video.id, clipIndex }));
-      const clips = store.getClips(keys).map(({ index, startSecond, endSecond }) => ({ index, startSecond, endSecond }));
+      const clips = (await store.getClips(keys)).map(({ index, startSecond, endSecond }) => ({ index, startSecond, endSecond }));
       const stages: VideoDetail["stages"] = {};
       const open = new Set<number>();
       const failed = new Set<number>();
-      for (const state of store.clipStages({ videoId: video.id })) {
+      for (const state of await store.clipStages({ videoId: video.id })) {
         const counts = (stages[state.stage] ??= { done: 0, pending: 0, failed: 0 });
         counts[state.status] += 1;
         if (state.status === "pending") open.add(state.clipIndex);
@@ -486,12 +516,12 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
  * Clips with open deferred work in the order background extraction serves them: those questions asked for first, then
  * their neighbours (an answer often runs on into the next clip), then by speech and picture change, then in order.
  */
-function extractionOrder(store: Store, open: { videoId: string; clipIndex: number }[]): { videoId: string; clipIndex: number }[] {
+async function extractionOrder(store: Store, open: { videoId: string; clipIndex: number }[]): Promise<{ videoId: string; clipIndex: number }[]> {
   const clips = new Map<string, { videoId: string; clipIndex: number }>();
   for (const state of open) clips.set(`${state.videoId}#${state.clipIndex}`, { videoId: state.videoId, clipIndex: state.clipIndex });
   const priority = new Map<string, number[]>();
   for (const videoId of new Set([...clips.values()].map((clip) => clip.videoId))) {
-    const signals = store.clipSignals(videoId);
+    const signals = await store.clipSignals(videoId);
     const asked = signals.filter((signal) => (signal.asked ?? 0) > 0).map((signal) => signal.clipIndex);
     for (const signal of signals) {
       const distance = asked.length > 0 ? Math.min(...asked.map((index) => Math.abs(index - signal.clipIndex))) : Number.POSITIVE_INFINITY;

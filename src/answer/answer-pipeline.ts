@@ -12,6 +12,7 @@ import type {
   AnswerExtraction,
   AnswerProfile,
   ClipDocument,
+  ClipStageState,
   Hit,
   ImageInput,
   ImageTextEncoder,
@@ -59,10 +60,11 @@ export interface AnswerContext {
   imageText?: ImageTextEncoder;
   retrieve(question: string, options: { mode?: RetrievalMode; limit: number; signal?: AbortSignal }): Promise<Retrieval>;
   /** The moments a retrieval ranks, merged and trimmed for display. */
-  hits(question: string, retrieval: Retrieval, limit: number): Hit[];
+  hits(question: string, retrieval: Retrieval, limit: number): Promise<Hit[]>;
   /** The lite answer: the moments' sentences that carry the question's rarest words, each cited. */
-  extractive(question: string, moments: Hit[], maxSentences?: number): Omit<Answer, "profile" | "timings">;
-  timesEstimated(videoId: string): boolean;
+  extractive(question: string, moments: Hit[], maxSentences?: number): Promise<Omit<Answer, "profile" | "timings">>;
+  /** True when the video's times were estimated from a transcript without timestamps. */
+  timesEstimated(videoId: string): Promise<boolean>;
   frames: FrameSource;
   /** Frames a vision-language model sees when it re-describes a moment. */
   redescribeFrames: number;
@@ -108,7 +110,7 @@ export async function answerQuestion(question: string, context: AnswerContext, o
   const extracted = performance.now();
 
   const found = await context.retrieve(question, { mode: options.mode, limit: limit * 2, signal: options.signal });
-  const moments = context.hits(question, found, limit);
+  const moments = await context.hits(question, found, limit);
   options.onMoments?.(moments);
   const retrieved = performance.now();
   const timings = (finished: number): Record<string, number> => ({
@@ -153,7 +155,7 @@ export async function answerQuestion(question: string, context: AnswerContext, o
       warnings.push({ type: "fallback", feature: "answers", detail: `${llm.id} failed (${failure.code}: ${failure.message}); extractive answer instead` });
     }
   }
-  const answer = context.extractive(question, moments, options.maxSentences);
+  const answer = await context.extractive(question, moments, options.maxSentences);
   options.onText?.(answer.text);
   return {
     ...answered,
@@ -198,8 +200,7 @@ async function languageModelAnswer(
       const count = Math.min(context.redescribeFrames, llm.capabilities.maxImages);
       const images = await context.frames(moment.path, moment.startSecond, moment.endSecond, { count, question, imageText, signal });
       if (images.length === 0) continue;
-      const transcript = store
-        .getSegments(moment.videoId, moment.startSecond, moment.endSecond)
+      const transcript = (await store.getSegments(moment.videoId, moment.startSecond, moment.endSecond))
         .filter((segment) => segment.source !== "visual" && segment.source !== "caption")
         .map((segment) => segment.text)
         .join(" ");
@@ -207,12 +208,19 @@ async function languageModelAnswer(
       if (text) descriptions.set(moment, { startSecond: moment.startSecond, endSecond: moment.endSecond, text, source: "caption" });
     }
   }
+  // Evidence is built from text read beforehand: building it is synchronous.
+  const segments = new Map<Hit, Segment[]>();
+  const estimated = new Map<string, boolean>();
+  for (const moment of moments) {
+    segments.set(moment, await store.getSegments(moment.videoId, moment.startSecond, moment.endSecond));
+    if (!estimated.has(moment.videoId)) estimated.set(moment.videoId, await context.timesEstimated(moment.videoId));
+  }
   const evidence = buildEvidence(moments, {
     segmentsOf: (moment) => {
       const description = descriptions.get(moment);
-      return [...(description ? [description] : []), ...store.getSegments(moment.videoId, moment.startSecond, moment.endSecond)];
+      return [...(description ? [description] : []), ...(segments.get(moment) ?? [])];
     },
-    timesEstimated: context.timesEstimated,
+    timesEstimated: (videoId) => estimated.get(videoId) ?? false,
   });
   if (withFrames) {
     let budget = llm.capabilities.maxImages;
@@ -250,7 +258,7 @@ function questionStems(question: string): Set<string> {
 async function answersQuestion(question: string, retrieval: Retrieval, context: AnswerContext, signal?: AbortSignal): Promise<boolean> {
   const best = retrieval.clips[0];
   if (!best) return false;
-  const documents: ClipDocument[] = context.store.getClips([
+  const documents: ClipDocument[] = await context.store.getClips([
     { videoId: best.videoId, clipIndex: best.clipIndex },
     { videoId: best.videoId, clipIndex: best.clipIndex + 1 },
   ]);
@@ -270,10 +278,10 @@ async function answersQuestion(question: string, retrieval: Retrieval, context: 
 }
 
 /** The videos whose files lie at or under one of `paths`. */
-function busyVideos(store: Store, paths: readonly string[]): Set<string> {
+async function busyVideos(store: Store, paths: readonly string[]): Promise<Set<string>> {
   if (paths.length === 0) return new Set();
   const under = (file: string): boolean => paths.some((path) => file === path || file.startsWith(path.endsWith("/") ? path : `${path}/`));
-  return new Set(store.listVideos().filter((video) => under(video.path)).map((video) => video.id));
+  return new Set((await store.listVideos()).filter((video) => under(video.path)).map((video) => video.id));
 }
 
 /** Plans and runs the deferred stages the question needs, round by round, within the time budget. */
@@ -282,9 +290,9 @@ async function extractForQuestion(question: string, context: AnswerContext, opti
   if (!settings) return undefined;
   const { store } = context;
   const result: AnswerExtraction = { clips: [], seconds: 0, rounds: 0 };
-  const busy = busyVideos(store, options.busyPaths ?? []);
-  const open = (): ReturnType<Store["clipStages"]> => store.clipStages({ statuses: ["pending"] }).filter((state) => !busy.has(state.videoId));
-  if (open().length === 0) return result;
+  const busy = await busyVideos(store, options.busyPaths ?? []);
+  const open = async (): Promise<ClipStageState[]> => (await store.clipStages({ statuses: ["pending"] })).filter((state) => !busy.has(state.videoId));
+  if ((await open()).length === 0) return result;
   const started = performance.now();
   const kinds = questionKinds(question);
   const planned = new Set<string>();
@@ -294,7 +302,7 @@ async function extractForQuestion(question: string, context: AnswerContext, opti
     if (left <= 0) break;
     const light = await context.retrieve(question, { mode: options.mode, limit: settings.maxClips * 3, signal: options.signal });
     if (await answersQuestion(question, light, context, options.signal)) break;
-    const pending = open();
+    const pending = await open();
     if (pending.length === 0) break;
     const plan = await planExtraction({
       kinds,
@@ -302,7 +310,7 @@ async function extractForQuestion(question: string, context: AnswerContext, opti
       candidates: light.clips.map((clip) => ({ videoId: clip.videoId, clipIndex: clip.clipIndex })),
       pending,
       signals: (videoId) => store.clipSignals(videoId),
-      videos: store.listVideos(),
+      videos: await store.listVideos(),
       exclude: planned,
       maxClips: settings.maxClips,
       relevant: context.llm ? relevanceFilter(question, context, options.signal, warnings) : undefined,
@@ -310,7 +318,7 @@ async function extractForQuestion(question: string, context: AnswerContext, opti
     if (plan.clips.length === 0) break;
     for (const clip of plan.clips) planned.add(clipId(clip));
     options.onExtraction?.({ type: "plan", round, stages: plan.stages, clips: plan.clips });
-    store.markAsked(plan.clips);
+    await store.markAsked(plan.clips);
     const report = await settings.extract(plan.clips, plan.stages, { budgetSeconds: left, onProgress: options.onExtraction, signal: options.signal });
     result.rounds = round;
     result.clips.push(...report.clips);
@@ -331,7 +339,7 @@ function relevanceFilter(question: string, context: AnswerContext, signal: Abort
   return async (candidates: { videoId: string; clipIndex: number }[]): Promise<boolean[]> => {
     const llm = context.llm;
     if (!llm) return candidates.map(() => true);
-    const documents = context.store.getClips(candidates);
+    const documents = await context.store.getClips(candidates);
     try {
       const verdicts = await judgeRelevance(llm, question, documents, { signal });
       const byId = new Map(documents.map((document, index) => [`${document.videoId}#${document.index}`, verdicts[index] ?? true]));

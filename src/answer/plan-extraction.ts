@@ -32,7 +32,7 @@ export interface PlanInput {
   /** Pending (not done, not failed) stage states of the library. */
   pending: ClipStageState[];
   /** Light signals of the videos with pending work. */
-  signals: (videoId: string) => ClipSignals[];
+  signals: (videoId: string) => ClipSignals[] | Promise<ClipSignals[]>;
   videos: Video[];
   /** Clips planned in earlier rounds of this question. */
   exclude: ReadonlySet<string>;
@@ -88,7 +88,7 @@ export async function planExtraction(input: PlanInput): Promise<ExtractionPlan> 
   const scored: { clip: PlanCandidate; score: number; asked: number }[] = [];
   for (const videoId of videoIds) {
     const video = input.videos.find((entry) => entry.id === videoId);
-    for (const signal of input.signals(videoId)) {
+    for (const signal of await input.signals(videoId)) {
       const clip = { videoId, clipIndex: signal.clipIndex };
       if (!available(clip)) continue;
       // Unknown speech (no voice-activity detector) counts as a clip full of it when the video has sound.

@@ -160,7 +160,7 @@ async function withLibrary<T>(values: Values, work: (library: Library, options: 
   try {
     return await work(library, options);
   } finally {
-    library.close();
+    await library.close();
   }
 }
 
@@ -268,9 +268,9 @@ async function entityCommand(values: Values, words: string[]): Promise<void> {
   const name = words.join(" ").trim();
   if (!name) throw new VideoRagError("ARGUMENT_INVALID", 'entity needs a name, e.g. videorag entity "popeye"');
   await withLibrary(values, async (library) => {
-    const entity = library.entity(name);
-    if (!entity) throw new VideoRagError("ARGUMENT_INVALID", `no entity "${name}" in the library's graph (${library.graphStats().entities} entities)`, { subject: name });
-    const titles = new Map(library.list().map((video) => [video.id, video.title]));
+    const entity = await library.entity(name);
+    if (!entity) throw new VideoRagError("ARGUMENT_INVALID", `no entity "${name}" in the library's graph (${(await library.graphStats()).entities} entities)`, { subject: name });
+    const titles = new Map((await library.list()).map((video) => [video.id, video.title]));
     print(values.json, entity, () =>
       [
         `${entity.name} (${entity.type})`,
@@ -284,8 +284,8 @@ async function entityCommand(values: Values, words: string[]): Promise<void> {
 
 async function listCommand(values: Values): Promise<void> {
   await withLibrary(values, async (library) => {
-    const pending = new Map(library.status().byVideo.map((entry) => [entry.videoId, entry]));
-    const videos = library.list().map((video) => videoJson(video, pending.get(video.id)));
+    const pending = new Map((await library.status()).byVideo.map((entry) => [entry.videoId, entry]));
+    const videos = (await library.list()).map((video) => videoJson(video, pending.get(video.id)));
     print(values.json, { videos }, () =>
       videos.length === 0
         ? `The library at ${library.path} is empty. Add videos with: videorag ingest <files>`
@@ -301,8 +301,8 @@ async function listCommand(values: Values): Promise<void> {
 
 async function statusCommand(values: Values): Promise<void> {
   await withLibrary(values, async (library) => {
-    const status = library.status();
-    const titles = new Map(library.list().map((video) => [video.id, video.title]));
+    const status = await library.status();
+    const titles = new Map((await library.list()).map((video) => [video.id, video.title]));
     const { byVideo, ...totals } = status;
     print(values.json, { ...totals, byVideo: byVideo.map((entry) => ({ ...entry, title: titles.get(entry.videoId) ?? "" })) }, () =>
       [
@@ -322,9 +322,9 @@ async function extractCommand(values: Values): Promise<void> {
   const budgetClips = values.budget !== undefined ? positiveInteger(values.budget, "budget", 1) : undefined;
   await interruptible("interrupted; what was extracted is kept, run extract again to go on", async (signal) => {
     await withLibrary(values, async (library) => {
-      const before = library.status();
+      const before = await library.status();
       const report = await library.extract({ budgetClips, video: values.video, onProgress: createExtractionPrinter(), signal });
-      const after = library.status();
+      const after = await library.status();
       const data = { clips: report.clips, failed: report.failed, seconds: Number(report.seconds.toFixed(2)), warnings: report.warnings, before: { pendingClips: before.pendingClips }, status: after };
       print(values.json, data, () =>
         [

@@ -43,7 +43,7 @@ test("recall@k is measured on each question's first relevant video, with the ran
     { id: "missing", rank: null },
   ]);
   assert.ok(report.latencyMs.p95 >= report.latencyMs.p50 && report.latencyMs.p50 >= 0);
-  store.close();
+  await store.close();
 });
 
 test("on 320 real transcripts, dev questions find their source video in the top 10", { skip: needsShared }, async () => {
@@ -72,5 +72,5 @@ test("on 320 real transcripts, dev questions find their source video in the top 
   assert.equal(questions.length, 60);
   assert.ok(report.recallAt10 >= 0.7, `recall@10 ${report.recallAt10}`);
   assert.ok(report.recallAt1 >= 0.4, `recall@1 ${report.recallAt1}`);
-  store.close();
+  await store.close();
 });

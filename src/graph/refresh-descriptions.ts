@@ -27,13 +27,14 @@ export async function refreshEntityDescriptions(store: Store, options: RefreshDe
   let described = 0;
   let modelCalls = 0;
   let pending: EntityDescriptionUpdate[] = [];
-  const write = (): void => {
-    if (pending.length > 0) described += store.setEntityDescriptions(pending);
+  const write = async (): Promise<void> => {
+    const batch = pending;
     pending = [];
+    if (batch.length > 0) described += await store.setEntityDescriptions(batch);
   };
   for (;;) {
     options.signal?.throwIfAborted();
-    const stale = store.staleEntities(batchSize);
+    const stale = await store.staleEntities(batchSize);
     if (stale.length === 0) break;
     for (const entity of stale) {
       const descriptions = [...new Set(entity.sources.map((source) => source.description.trim()).filter(Boolean))];
@@ -44,9 +45,9 @@ export async function refreshEntityDescriptions(store: Store, options: RefreshDe
         modelCalls++;
       }
       pending.push({ key: entity.key, description, changeSequence: entity.changeSequence });
-      if (pending.length >= writeBatch) write();
+      if (pending.length >= writeBatch) await write();
     }
-    write();
+    await write();
     options.onProgress?.(described);
   }
   return { described, modelCalls };

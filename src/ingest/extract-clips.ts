@@ -77,7 +77,7 @@ export async function extractClips(store: Store, settings: ExtractionSettings, t
       report.leftForLater = batches.slice(position).reduce((sum, left) => sum + left.clipIndexes.length, 0);
       break;
     }
-    const video = store.getVideo(batch.videoId);
+    const video = await store.getVideo(batch.videoId);
     if (!video) continue;
     await extractBatch(store, settings, video, batch.clipIndexes, options, report);
   }
@@ -87,9 +87,9 @@ export async function extractClips(store: Store, settings: ExtractionSettings, t
 }
 
 /** The stage states of one video, by clip and stage. */
-function stageTable(store: Store, videoId: string): Map<number, Map<string, ClipStageRecord>> {
+async function stageTable(store: Store, videoId: string): Promise<Map<number, Map<string, ClipStageRecord>>> {
   const table = new Map<number, Map<string, ClipStageRecord>>();
-  for (const record of store.clipStages({ videoId })) {
+  for (const record of await store.clipStages({ videoId })) {
     const row = table.get(record.clipIndex) ?? new Map<string, ClipStageRecord>();
     row.set(record.stage, record);
     table.set(record.clipIndex, row);
@@ -113,14 +113,14 @@ async function extractBatch(
   const stages = clipStages(settings);
   const derivedKeys = derivedStageKeys(settings);
   const wanted = new Set<DeferredStage>(options.stages ?? ["speech", "screen-text", "visual", "embeddings", "graph"]);
-  const table = stageTable(store, video.id);
+  const table = await stageTable(store, video.id);
   const isOpen = (clipIndex: number, stage: string, key: string): boolean => {
     const record = table.get(clipIndex)?.get(stage);
     if (!record) return false;
     if (record.status === "failed") return options.retryFailed === true;
     return record.status === "pending" || record.key !== key;
   };
-  const spans = store.getClips(Array.from({ length: video.clipCount }, (_, index) => ({ videoId: video.id, clipIndex: index })));
+  const spans = await store.getClips(Array.from({ length: video.clipCount }, (_, index) => ({ videoId: video.id, clipIndex: index })));
   const spanOf = new Map(spans.map((span) => [span.index, span]));
   const planned = clipIndexes.filter((index) => spanOf.has(index));
   const runs = new Map<ClipStage, number[]>(
@@ -131,8 +131,8 @@ async function extractBatch(
     (wanted.has("embeddings") && isOpen(index, "embeddings", derivedKeys.embeddings)) || (wanted.has("graph") && isOpen(index, "graph", derivedKeys.graph));
   if ([...runs.values()].every((list) => list.length === 0) && !planned.some(derivedOpen)) return;
 
-  let segments = store.getSegments(video.id, 0, Number.POSITIVE_INFINITY);
-  const signals = new Map(store.clipSignals(video.id, planned).map((signal) => [signal.clipIndex, signal]));
+  let segments = await store.getSegments(video.id, 0, Number.POSITIVE_INFINITY);
+  const signals = new Map((await store.clipSignals(video.id, planned)).map((signal) => [signal.clipIndex, signal]));
   const records: ClipStageRecord[] = [];
   const replaces: { clipIndex: number; sources: SegmentSource[] }[] = [];
   const added: Segment[] = [];
@@ -163,7 +163,7 @@ async function extractBatch(
               clip,
               signals: signals.get(clipIndex) ?? { clipIndex, screenChanges: 0 },
               segments: segments.filter((segment) => segment.startSecond < clip.endSecond && segment.endSecond > clip.startSecond),
-              frames: stage.name === "screen-text" ? store.getFrames(video.id, clip.startSecond, clip.endSecond) : [],
+              frames: stage.name === "screen-text" ? await store.getFrames(video.id, clip.startSecond, clip.endSecond) : [],
             },
             options.signal,
           );
@@ -273,7 +273,7 @@ async function extractBatch(
   }
 
   options.signal?.throwIfAborted();
-  store.writeBack({ videoId: video.id, documents: changed, replaces, segments: added, vectors, replaceFrameVectors, graph, stages: records });
+  await store.writeBack({ videoId: video.id, documents: changed, replaces, segments: added, vectors, replaceFrameVectors, graph, stages: records });
   for (const [clipIndex, stagesRun] of [...ran].sort((a, b) => a[0] - b[0])) {
     if (![...stagesRun].some((stage) => stage !== "embeddings" && stage !== "graph") && !planned.includes(clipIndex)) continue;
     report.clips.push({ videoId: video.id, clipIndex, stages: [...stagesRun] });

@@ -119,11 +119,11 @@ export async function ingestMediaFile(
     });
     videoId = videoIdFromHash(fingerprint);
     result.videoId = videoId;
-    const existing = context.store.getVideo(videoId);
-    if (existing && context.store.getFingerprint(videoId) === fingerprint) {
+    const existing = await context.store.getVideo(videoId);
+    if (existing && (await context.store.getFingerprint(videoId)) === fingerprint) {
       const unchanged: IngestResult = { ...result, status: "unchanged", durationSeconds: existing.durationSeconds, clipCount: existing.clipCount };
       // A full ingest that was stopped after its light index finishes the deferred work it left.
-      const open = options.incremental ? [] : context.store.clipStages({ videoId, statuses: ["pending"] });
+      const open = options.incremental ? [] : await context.store.clipStages({ videoId, statuses: ["pending"] });
       if (open.length === 0) return unchanged;
       const report = await extractEverything(context, existing.id, existing.clipCount, signal, stageEvents(path, emit, result));
       result.warnings.push(...report.warnings);
@@ -131,7 +131,7 @@ export async function ingestMediaFile(
       return { ...result, status: "ingested", durationSeconds: existing.durationSeconds, clipCount: existing.clipCount };
     }
 
-    const saved = new Map<string, StageRecord>(context.store.loadStages(videoId).map((record) => [record.stage, record]));
+    const saved = new Map<string, StageRecord>((await context.store.loadStages(videoId)).map((record) => [record.stage, record]));
     const id = videoId;
     const runStage = async <T>(stage: MediaStage, settings: unknown, work: () => Promise<T>): Promise<T> => {
       signal?.throwIfAborted();
@@ -145,7 +145,7 @@ export async function ingestMediaFile(
       emit({ type: "stage-start", path, stage });
       const started = performance.now();
       const output = await work();
-      context.store.saveStage(id, { stage, key, output });
+      await context.store.saveStage(id, { stage, key, output });
       const seconds = (performance.now() - started) / 1000;
       result.stageSeconds[stage] = seconds;
       emit({ type: "stage-done", path, stage, seconds, resumed: false });
@@ -294,7 +294,7 @@ export async function ingestMediaFile(
     signal?.throwIfAborted();
     emit({ type: "stage-start", path, stage: "commit" });
     const started = performance.now();
-    context.store.commitVideo({
+    await context.store.commitVideo({
       video,
       clips: documents,
       segments,
@@ -323,7 +323,7 @@ export async function ingestMediaFile(
         result.warnings.push({ type: "degraded", feature: failure.stage, detail: `${basename(path)} clip ${failure.clipIndex}: ${failure.error}` });
       }
     }
-    if (context.store.getSegments(id, 0, Number.POSITIVE_INFINITY).length === 0) {
+    if ((await context.store.getSegments(id, 0, Number.POSITIVE_INFINITY)).length === 0) {
       result.warnings.push({
         type: "degraded",
         feature: "text",
@@ -335,7 +335,7 @@ export async function ingestMediaFile(
     if (signal?.aborted) throw error;
     const failure = toVideoRagError(error);
     // Bad input leaves nothing behind; a missing tool or a crash keeps finished stages for the next run.
-    if (videoId && failure.code.startsWith("INPUT_")) context.store.discardStages(videoId);
+    if (videoId && failure.code.startsWith("INPUT_")) await context.store.discardStages(videoId);
     return { ...result, status: "failed", error: { code: failure.code, message: failure.message } };
   }
 }

@@ -61,43 +61,43 @@ test("each transcript becomes a video named by its file stem; other files are re
   assert.equal(byPath.get(join(dir, "empty.txt"))?.status, "failed");
   assert.equal(byPath.get(join(dir, "empty.txt"))?.error?.code, "INPUT_EMPTY");
 
-  const text = store.getVideo("abc123");
+  const text = await store.getVideo("abc123");
   assert.equal(text?.kind, "transcript");
   assert.equal(text?.path, join(dir, "abc123.txt"));
   assert.equal(text?.timesEstimated, true);
   assert.equal(text?.durationSeconds, 200 / estimatedWordsPerSecond);
   assert.equal(text?.clipCount, 3, "80 s of estimated speech: clips of 30, 30 and 20 s");
-  const [hit] = store.searchClips({ terms: [{ text: "sourdough", weight: 1 }], limit: 5 });
+  const [hit] = await store.searchClips({ terms: [{ text: "sourdough", weight: 1 }], limit: 5 });
   assert.equal(hit?.videoId, "abc123");
   assert.equal(hit?.clipIndex, 2, "word 150 is said at ~60 s");
 
-  const oven = store.getVideo("oven");
+  const oven = await store.getVideo("oven");
   assert.equal(oven?.timesEstimated, false);
   assert.equal(oven?.durationSeconds, 74);
-  const [slide] = store.searchClips({ terms: [{ text: "tray", weight: 1 }], limit: 5 });
+  const [slide] = await store.searchClips({ terms: [{ text: "tray", weight: 1 }], limit: 5 });
   assert.deepEqual([slide?.videoId, slide?.startSecond], ["oven", 60]);
-  assert.deepEqual(store.getSegments("oven", 60, 90).map((segment) => segment.text), ["Slide the tray onto the middle rack."]);
-  assert.equal(store.getVideo("sewing")?.clipCount, 1);
-  store.close();
+  assert.deepEqual((await store.getSegments("oven", 60, 90)).map((segment) => segment.text), ["Slide the tray onto the middle rack."]);
+  assert.equal((await store.getVideo("sewing"))?.clipCount, 1);
+  await store.close();
 });
 
 test("re-ingesting an unchanged folder does nothing; a changed file replaces its video", async () => {
   const { dir, store } = setup({ "v1.txt": "how to prune roses in winter", "v2.srt": srt });
   const first = await ingestTranscripts(store, dir);
   assert.deepEqual(first.map((result) => result.status), ["ingested", "ingested"]);
-  const ingestedAt = store.getVideo("v1")?.ingestedAt;
+  const ingestedAt = (await store.getVideo("v1"))?.ingestedAt;
 
   const second = await ingestTranscripts(store, dir);
   assert.deepEqual(second.map((result) => result.status), ["unchanged", "unchanged"]);
-  assert.equal(store.getVideo("v1")?.ingestedAt, ingestedAt);
+  assert.equal((await store.getVideo("v1"))?.ingestedAt, ingestedAt);
 
   writeFileSync(join(dir, "v1.txt"), "how to repot an orchid");
   const third = await ingestTranscripts(store, dir);
   assert.deepEqual(third.map((result) => result.status), ["ingested", "unchanged"]);
-  assert.deepEqual(store.searchClips({ terms: [{ text: "roses", weight: 1 }], limit: 5 }), []);
-  assert.equal(store.searchClips({ terms: [{ text: "orchid", weight: 1 }], limit: 5 })[0]?.videoId, "v1");
-  assert.equal(store.listVideos().length, 2);
-  store.close();
+  assert.deepEqual(await store.searchClips({ terms: [{ text: "roses", weight: 1 }], limit: 5 }), []);
+  assert.equal((await store.searchClips({ terms: [{ text: "orchid", weight: 1 }], limit: 5 }))[0]?.videoId, "v1");
+  assert.equal((await store.listVideos()).length, 2);
+  await store.close();
 });
 
 test("two transcripts of one video: the timed one is used, the other reported", async () => {
@@ -105,8 +105,8 @@ test("two transcripts of one video: the timed one is used, the other reported", 
   const results = await ingestTranscripts(store, dir);
   const skipped = results.find((result) => result.status === "skipped");
   assert.equal(skipped?.path, join(dir, "same.txt"));
-  assert.equal(store.getVideo("same")?.timesEstimated, false);
-  store.close();
+  assert.equal((await store.getVideo("same"))?.timesEstimated, false);
+  await store.close();
 });
 
 test("progress is reported per file, and a missing folder throws INPUT_NOT_FOUND", async () => {
@@ -117,5 +117,5 @@ test("progress is reported per file, and a missing folder throws INPUT_NOT_FOUND
   await assert.rejects(ingestTranscripts(store, join(dir, "missing")), (error: unknown) => {
     return VideoRagError.isInstance(error) && error.code === "INPUT_NOT_FOUND";
   });
-  store.close();
+  await store.close();
 });

@@ -133,8 +133,8 @@ async function ingestOne(store: Store, file: TranscriptFile, options: Transcript
     return { ...result, status: "failed", error: { code: "INPUT_NOT_FOUND", message: `cannot read ${file.path}: ${String(error)}` } };
   }
   const fingerprint = createHash("sha256").update(content).digest("hex");
-  if (store.getFingerprint(file.id) === fingerprint) {
-    const video = store.getVideo(file.id);
+  if ((await store.getFingerprint(file.id)) === fingerprint) {
+    const video = await store.getVideo(file.id);
     return { ...result, status: "unchanged", durationSeconds: video?.durationSeconds ?? 0, clipCount: video?.clipCount ?? 0 };
   }
   const text = content.toString("utf8");
@@ -149,7 +149,7 @@ async function ingestOne(store: Store, file: TranscriptFile, options: Transcript
   const clips = planClips(durationSeconds, clipSeconds);
   const documents = buildClipDocuments(file.id, clips, segments);
   const graph = await transcriptGraph(documents, options.graph, options.signal);
-  store.commitVideo({
+  await store.commitVideo({
     video: {
       id: file.id,
       path: resolve(file.path),

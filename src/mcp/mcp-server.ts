@@ -170,9 +170,9 @@ export function createMcpServer(library: Library, options: McpServerOptions): Mc
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     () =>
-      guarded(() => {
-        const work = new Map(library.status().byVideo.map((entry) => [entry.videoId, entry]));
-        const videos = library.list().map((video) => videoJson(video, work.get(video.id)));
+      guarded(async () => {
+        const work = new Map((await library.status()).byVideo.map((entry) => [entry.videoId, entry]));
+        const videos = (await library.list()).map((video) => videoJson(video, work.get(video.id)));
         return result(videosText(videos), { videos });
       }),
   );
@@ -192,11 +192,11 @@ export function createMcpServer(library: Library, options: McpServerOptions): Mc
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ video: reference, fromSecond, toSecond }) =>
-      guarded(() => {
+      guarded(async () => {
         if (fromSecond !== undefined && toSecond !== undefined && toSecond < fromSecond) {
           throw new VideoRagError("ARGUMENT_INVALID", `toSecond (${toSecond}) is before fromSecond (${fromSecond})`);
         }
-        const { video, segments } = library.transcript(reference, fromSecond, toSecond);
+        const { video, segments } = await library.transcript(reference, fromSecond, toSecond);
         const transcript: Transcript = {
           videoId: video.id,
           title: video.title,

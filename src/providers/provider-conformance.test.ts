@@ -24,7 +24,7 @@ import {
   runTextEmbedderConformance,
   runTranscriberConformance,
   type OpenProvider,
-} from "./provider-conformance.js";
+} from "./provider-conformance.case.js";
 import { createMemoryModelCache, createModelRuntime, type ModelRuntime } from "./runtime/index.js";
 import { createClipEncoder, createSentenceEmbedder } from "./transformers/index.js";
 import { writeTestClipModel, writeTestSentenceModel } from "./transformers/test-models.js";

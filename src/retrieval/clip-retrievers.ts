@@ -29,16 +29,16 @@ function ranked(clips: ClipMatch[], retriever: string, extra: (clip: ClipMatch) 
 }
 
 /** BM25 over clip text, inside the videos whose whole text matches best. */
-export function bm25Clips(store: Store, question: string, options: ClipRetrieverOptions): ScoredClip[] {
-  return ranked(rankLexicalClips(store, analyzeQuery(question), options), lexicalRetriever);
+export async function bm25Clips(store: Store, question: string, options: ClipRetrieverOptions): Promise<ScoredClip[]> {
+  return ranked(await rankLexicalClips(store, analyzeQuery(question), options), lexicalRetriever);
 }
 
 /** Vector matches (best first) → clips with times, each clip once at its best rank; the best frame's time kept. */
-function vectorClips(store: Store, matches: VectorMatch[], limit: number, retriever: string): ScoredClip[] {
+async function vectorClips(store: Store, matches: VectorMatch[], limit: number, retriever: string): Promise<ScoredClip[]> {
   const best = new Map<string, VectorMatch>();
   for (const match of matches) if (!best.has(clipKey(match))) best.set(clipKey(match), match);
   const unique = [...best.values()].slice(0, limit);
-  const spans = new Map(store.getClips(unique).map((clip) => [clipKey({ videoId: clip.videoId, clipIndex: clip.index }), clip]));
+  const spans = new Map((await store.getClips(unique)).map((clip) => [clipKey({ videoId: clip.videoId, clipIndex: clip.index }), clip]));
   const clips: ScoredClip[] = [];
   for (const match of unique) {
     const clip = spans.get(clipKey(match));
@@ -61,7 +61,7 @@ export async function denseClips(store: Store, question: string, embedder: TextE
   const [vector] = await embedder.embed([question], { signal: options.signal });
   if (!vector) return [];
   const filter = options.videoIds ? { videoIds: options.videoIds } : {};
-  const matches = store.searchVectors({ space: textSpace(embedder), vector, limit: options.limit, owner: "clip", ...filter });
+  const matches = await store.searchVectors({ space: textSpace(embedder), vector, limit: options.limit, owner: "clip", ...filter });
   return vectorClips(store, matches, options.limit, "dense");
 }
 
@@ -80,16 +80,18 @@ export async function visualClips(
   if (encoder) {
     const [vector] = await encoder.embedTexts([scene], { signal: options.signal });
     if (!vector) return [];
-    const matches = store.searchVectors({ space: imageSpace(encoder), vector, limit: options.limit * framesPerClip, owner: "frame", ...filter });
+    const matches = await store.searchVectors({ space: imageSpace(encoder), vector, limit: options.limit * framesPerClip, owner: "frame", ...filter });
     return vectorClips(store, matches, options.limit, "visual");
   }
   const query = analyzeQuery(scene);
   if (query.terms.length === 0) return [];
-  const clips = store.searchClips({ terms: query.terms, fieldWeights: { transcript: 0, screen: 0, visual: 1 }, limit: options.limit, ...filter });
+  const clips = await store.searchClips({ terms: query.terms, fieldWeights: { transcript: 0, screen: 0, visual: 1 }, limit: options.limit, ...filter });
   const keys = new Set(query.terms.flatMap((term) => tokenize(term.text).map(termKey)));
+  // Each clip's segments are read first: the provenance callback is synchronous.
+  const segments = new Map<string, Awaited<ReturnType<Store["getSegments"]>>>();
+  for (const clip of clips) segments.set(clipKey(clip), await store.getSegments(clip.videoId, clip.startSecond, clip.endSecond));
   return ranked(clips, "visual", (clip) => {
-    const seen = store
-      .getSegments(clip.videoId, clip.startSecond, clip.endSecond)
+    const seen = (segments.get(clipKey(clip)) ?? [])
       .filter((segment) => segment.source === "visual" && tokenize(segment.text).some((word) => keys.has(termKey(word))));
     const first = seen.reduce<number | undefined>((earliest, segment) => Math.min(earliest ?? Infinity, segment.startSecond), undefined);
     return { detail: "detections and tags", ...(first === undefined ? {} : { frameSecond: Math.max(first, clip.startSecond) }) };

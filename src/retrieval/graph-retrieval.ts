@@ -33,12 +33,12 @@ interface ChunkTally {
  * entities outranks one that mentions many loosely related ones. Inside a chunk, clips that name more of the matched
  * entities come first.
  */
-export function graphClips(store: Store, keywords: string[], options: ClipRetrieverOptions): ScoredClip[] {
+export async function graphClips(store: Store, keywords: string[], options: ClipRetrieverOptions): Promise<ScoredClip[]> {
   const weights = new Map<string, number>();
   for (const keyword of keywords) for (const word of analyzeText(keyword)) weights.set(word, (weights.get(word) ?? 0) + 1);
   if (weights.size === 0 || options.limit <= 0) return [];
   const terms = [...weights].map(([text, weight]) => ({ text, weight }));
-  const matches = store.searchEntities({ terms, limit: matchedEntities, ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
+  const matches = await store.searchEntities({ terms, limit: matchedEntities, ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
   const bestScore = matches[0]?.score ?? 1;
   const entities = matches.filter((entity) => entity.score >= minimumShareOfBest * bestScore);
   if (entities.length === 0) return [];
@@ -53,14 +53,14 @@ export function graphClips(store: Store, keywords: string[], options: ClipRetrie
     return entry;
   };
   const keys = entities.map((entity) => entity.key);
-  const mentions = store.entityChunks(keys, { limitPerEntity: chunksPerEntity, ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
+  const mentions = await store.entityChunks(keys, { limitPerEntity: chunksPerEntity, ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
   for (const mention of mentions) {
     const weight = entityWeight.get(mention.entityKey) ?? 0;
     const entry = tally(mention.videoId, mention.chunkIndex);
     entry.score += weight;
     entry.entities.push({ name: entityName.get(mention.entityKey) ?? "", weight });
   }
-  for (const relation of store.relationsAmong(keys)) {
+  for (const relation of await store.relationsAmong(keys)) {
     const weight = relationWeight * Math.min(entityWeight.get(relation.sourceKey) ?? 0, entityWeight.get(relation.targetKey) ?? 0);
     for (const source of relation.sources) {
       const entry = tallies.get(`${source.videoId}#${source.chunkIndex}`);
@@ -70,7 +70,7 @@ export function graphClips(store: Store, keywords: string[], options: ClipRetrie
   const chunks = [...tallies.values()]
     .sort((a, b) => b.score - a.score || a.videoId.localeCompare(b.videoId) || a.chunkIndex - b.chunkIndex)
     .slice(0, options.limit);
-  const spans = new Map(store.getChunks(chunks).map((chunk) => [`${chunk.videoId}#${chunk.index}`, chunk]));
+  const spans = new Map((await store.getChunks(chunks)).map((chunk) => [`${chunk.videoId}#${chunk.index}`, chunk]));
 
   const clips: ScoredClip[] = [];
   for (const chunk of chunks) {
@@ -78,7 +78,7 @@ export function graphClips(store: Store, keywords: string[], options: ClipRetrie
     if (!span) continue;
     const names = chunk.entities.sort((a, b) => b.weight - a.weight).map((entity) => entity.name);
     const nameKeys = names.map((name) => tokenize(name).map(termKey));
-    const documents = store.getClips(
+    const documents = await store.getClips(
       Array.from({ length: span.clipEnd - span.clipStart + 1 }, (_, offset) => ({ videoId: chunk.videoId, clipIndex: span.clipStart + offset })),
     );
     // Which clip of the chunk names the most matched entities: a tenth of a point each, below one entity's weight.

@@ -12,8 +12,8 @@ import { searchMoments } from "./search-moments.js";
 
 const dir = mkdtempSync(join(tmpdir(), "videorag-retrieval-"));
 const store: Store = openSqliteStore(join(dir, "library.sqlite"));
-after(() => {
-  store.close();
+after(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -57,7 +57,7 @@ function video(id: string, clips: string[][], screen: Record<number, string> = {
   };
 }
 
-store.commitVideo(
+await store.commitVideo(
   video("brakes", [
     ["Welcome back to the garage.", "Today we look at the car."],
     ["First loosen the lug nuts.", "Then lift the car on a jack."],
@@ -66,7 +66,7 @@ store.commitVideo(
     ["Thanks for watching.", "Subscribe for more."],
   ]),
 );
-store.commitVideo(
+await store.commitVideo(
   video(
     "bread",
     [
@@ -77,10 +77,10 @@ store.commitVideo(
     { 2: "Oven temperature 230 C" },
   ),
 );
-store.commitVideo(video("bikes", [["Bicycle disc brakes squeal when the pads are glazed.", "Sand the pads lightly."]]));
+await store.commitVideo(video("bikes", [["Bicycle disc brakes squeal when the pads are glazed.", "Sand the pads lightly."]]));
 
-test("a moment is the span of the matching clips, shown by the sentences that match", () => {
-  const [best] = searchMoments(store, "How do I take the caliper and the brake disc off?");
+test("a moment is the span of the matching clips, shown by the sentences that match", async () => {
+  const [best] = await searchMoments(store, "How do I take the caliper and the brake disc off?");
   assert.equal(best?.videoId, "brakes");
   // Clips 2 and 3 touch, so they form one moment; it runs from the first to the last sentence that matches well.
   assert.deepEqual([best?.startSecond, best?.endSecond], [70, 100]);
@@ -91,23 +91,23 @@ test("a moment is the span of the matching clips, shown by the sentences that ma
   assert.equal(best?.path, "/library/brakes.mp4");
 });
 
-test("screen text is found and reported as the screen channel", () => {
-  const [best] = searchMoments(store, "oven temperature");
+test("screen text is found and reported as the screen channel", async () => {
+  const [best] = await searchMoments(store, "oven temperature");
   assert.equal(best?.videoId, "bread");
   assert.deepEqual([best?.startSecond, best?.endSecond], [60, 90]);
   assert.ok(best?.source.includes("screen"), `sources were ${JSON.stringify(best?.source)}`);
 });
 
-test("moments can be restricted to some videos, and a question with no content words finds nothing", () => {
-  const moments = searchMoments(store, "disc brake pads", { videoIds: ["bikes"] });
+test("moments can be restricted to some videos, and a question with no content words finds nothing", async () => {
+  const moments = await searchMoments(store, "disc brake pads", { videoIds: ["bikes"] });
   assert.deepEqual([...new Set(moments.map((moment) => moment.videoId))], ["bikes"]);
-  assert.deepEqual(searchMoments(store, "what is it?"), []);
-  assert.deepEqual(searchMoments(store, "submarine periscope"), []);
-  assert.equal(searchMoments(store, "the car", { limit: 1 }).length, 1);
+  assert.deepEqual(await searchMoments(store, "what is it?"), []);
+  assert.deepEqual(await searchMoments(store, "submarine periscope"), []);
+  assert.equal((await searchMoments(store, "the car", { limit: 1 })).length, 1);
 });
 
-test("videos are ranked for a question, each with its best moments", () => {
-  const ranked = rankVideos(store, "What tools are needed to replace a car's brake disc and caliper?");
+test("videos are ranked for a question, each with its best moments", async () => {
+  const ranked = await rankVideos(store, "What tools are needed to replace a car's brake disc and caliper?");
   assert.deepEqual(ranked.map((hit) => hit.videoId), ["brakes", "bikes"]);
   const [brakes] = ranked;
   assert.equal(brakes?.title, "brakes.mp4");
@@ -115,5 +115,5 @@ test("videos are ranked for a question, each with its best moments", () => {
   assert.ok((brakes?.moments.length ?? 0) >= 1);
   assert.ok(brakes?.moments.every((moment) => moment.videoId === "brakes"));
   assert.equal(brakes?.moments[0]?.startSecond, 70, "the moment starts at the sentence naming the caliper and the brake");
-  assert.deepEqual(rankVideos(store, "knead dough", { limit: 1 }).map((hit) => hit.videoId), ["bread"]);
+  assert.deepEqual((await rankVideos(store, "knead dough", { limit: 1 })).map((hit) => hit.videoId), ["bread"]);
 });

@@ -43,13 +43,13 @@ function lexicalQuery(query: AnalyzedQuery, settings: LexicalSettings, limit: nu
 }
 
 /** The best videos by BM25 over their whole text. */
-export function candidateVideos(
+export async function candidateVideos(
   store: Store,
   query: AnalyzedQuery,
   settings: LexicalSettings,
   limit: number,
   videoIds?: string[],
-): VideoMatch[] {
+): Promise<VideoMatch[]> {
   return store.searchVideos(lexicalQuery(query, settings, limit, videoIds));
 }
 
@@ -58,7 +58,7 @@ export function candidateVideos(
  * clip search to a few hundred documents: over the 104k clips of the how-to corpus an unrestricted clip search takes
  * 35 ms at p95, this ~10 ms, and ranks videos better than clips alone (recall@10 0.403 vs 0.463).
  */
-export function candidateClips(store: Store, query: AnalyzedQuery, settings: LexicalSettings, videoIds: string[]): ClipMatch[] {
+export async function candidateClips(store: Store, query: AnalyzedQuery, settings: LexicalSettings, videoIds: string[]): Promise<ClipMatch[]> {
   if (videoIds.length === 0) return [];
   return store.searchClips(lexicalQuery(query, settings, videoIds.length * clipsPerVideo, videoIds));
 }

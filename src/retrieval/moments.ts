@@ -73,12 +73,12 @@ function trimText(text: string, maxChars: number): string {
 }
 
 /** Picks the sentences that carry the most query words; the opening of the span when none does. */
-function describe(
+async function describe(
   store: Store,
   moment: Moment,
   termWeights: Map<string, number>,
-): { text: string; source: SegmentSource[]; startSecond?: number; endSecond?: number } {
-  const segments = store.getSegments(moment.videoId, moment.startSecond, moment.endSecond);
+): Promise<{ text: string; source: SegmentSource[]; startSecond?: number; endSecond?: number }> {
+  const segments = await store.getSegments(moment.videoId, moment.startSecond, moment.endSecond);
   const scored = segments.map((segment, position) => {
     const keys = new Set(tokenize(segment.text).map(termKey));
     let score = 0;
@@ -115,28 +115,29 @@ function describe(
     };
   }
   // Only the clip document matched (visual words have no segments): show its own text.
-  const clips = store.getClips(moment.clipIndexes.map((clipIndex) => ({ videoId: moment.videoId, clipIndex })));
+  const clips = await store.getClips(moment.clipIndexes.map((clipIndex) => ({ videoId: moment.videoId, clipIndex })));
   const text = clips.map((clip) => [clip.transcript, clip.screen, clip.visual].join(" ")).join(" ").trim();
   return { text: trimText(text, maxSnippetChars), source: [] };
 }
 
 /** Describes moments as hits: video path and title, the matching sentences, the channels they came from. */
-export function momentsToHits(
+export async function momentsToHits(
   store: Store,
   moments: Moment[],
   terms: { text: string; weight: number }[],
   retriever: string,
   videos: Map<string, Video | undefined> = new Map(),
-): Hit[] {
+): Promise<Hit[]> {
   const termWeights = new Map<string, number>();
   for (const term of terms) {
     for (const token of tokenize(term.text)) termWeights.set(termKey(token), Math.max(termWeights.get(termKey(token)) ?? 0, term.weight));
   }
-  return moments.flatMap((moment) => {
-    if (!videos.has(moment.videoId)) videos.set(moment.videoId, store.getVideo(moment.videoId));
+  const hits: Hit[] = [];
+  for (const moment of moments) {
+    if (!videos.has(moment.videoId)) videos.set(moment.videoId, await store.getVideo(moment.videoId));
     const video = videos.get(moment.videoId);
-    if (!video) return [];
-    const { text, source, startSecond, endSecond } = describe(store, moment, termWeights);
+    if (!video) continue;
+    const { text, source, startSecond, endSecond } = await describe(store, moment, termWeights);
     const hit: Hit = {
       videoId: moment.videoId,
       path: video.path,
@@ -148,6 +149,7 @@ export function momentsToHits(
       source,
       retriever,
     };
-    return [hit];
-  });
+    hits.push(hit);
+  }
+  return hits;
 }

@@ -18,13 +18,13 @@ export interface RankVideosOptions {
  * score rewards a video where the question's words come together in one 30-second stretch (recall@10 on the how-to dev
  * questions: 0.442 whole text alone, 0.463 with half the best clip's score added).
  */
-export function rankVideos(store: Store, question: string, options: RankVideosOptions = {}): VideoHit[] {
+export async function rankVideos(store: Store, question: string, options: RankVideosOptions = {}): Promise<VideoHit[]> {
   const settings = { ...defaultLexicalSettings, ...options.settings };
   const limit = options.limit ?? 10;
   const query = analyzeQuery(question);
   if (limit <= 0 || (query.terms.length === 0 && query.phrases.length === 0)) return [];
-  const videos = candidateVideos(store, query, settings, Math.max(limit, settings.candidateVideos), options.videoIds);
-  const clips = candidateClips(store, query, settings, videos.map((match) => match.videoId));
+  const videos = await candidateVideos(store, query, settings, Math.max(limit, settings.candidateVideos), options.videoIds);
+  const clips = await candidateClips(store, query, settings, videos.map((match) => match.videoId));
   const bestClip = new Map<string, number>();
   for (const clip of clips) bestClip.set(clip.videoId, Math.max(bestClip.get(clip.videoId) ?? 0, clip.score));
   const ranked = videos
@@ -32,12 +32,13 @@ export function rankVideos(store: Store, question: string, options: RankVideosOp
     .sort((a, b) => b.score - a.score || a.videoId.localeCompare(b.videoId))
     .slice(0, limit);
   const cache = new Map<string, Video | undefined>();
-  return ranked.flatMap((match) => {
+  const hits: VideoHit[] = [];
+  for (const match of ranked) {
     const best = strongClips(clips.filter((clip) => clip.videoId === match.videoId)).slice(0, settings.momentsPerVideo * 2);
-    const moments = momentsToHits(store, mergeClipMatches(best).slice(0, settings.momentsPerVideo), query.terms, lexicalRetriever, cache);
-    const video = cache.get(match.videoId) ?? store.getVideo(match.videoId);
-    if (!video) return [];
-    const hit: VideoHit = { videoId: match.videoId, path: video.path, title: video.title, score: match.score, moments };
-    return [hit];
-  });
+    const moments = await momentsToHits(store, mergeClipMatches(best).slice(0, settings.momentsPerVideo), query.terms, lexicalRetriever, cache);
+    const video = cache.get(match.videoId) ?? (await store.getVideo(match.videoId));
+    if (!video) continue;
+    hits.push({ videoId: match.videoId, path: video.path, title: video.title, score: match.score, moments });
+  }
+  return hits;
 }

@@ -133,7 +133,7 @@ export async function retrieve(store: Store, question: string, options: Retrieve
   });
 
   const textLists = async (): Promise<{ retriever: string; items: ScoredClip[]; weight?: number }[]> => {
-    const lists = [{ retriever: "bm25", items: bm25Clips(store, question, scope) }];
+    const lists = [{ retriever: "bm25", items: await bm25Clips(store, question, scope) }];
     if (textEmbedder) lists.push({ retriever: "dense", items: await timed(() => denseClips(store, question, textEmbedder, scope)) });
     return lists;
   };
@@ -155,7 +155,7 @@ export async function retrieve(store: Store, question: string, options: Retrieve
   if (mode === "naive") return result(fuseClips(await textLists()));
   if (mode === "graph") {
     const words = await keywords();
-    return result(fuseClips([{ retriever: "graph", items: graphClips(store, words, scope) }]), { keywords: words });
+    return result(fuseClips([{ retriever: "graph", items: await graphClips(store, words, scope) }]), { keywords: words });
   }
   if (mode === "visual") {
     const description = await scene();
@@ -169,7 +169,7 @@ export async function retrieve(store: Store, question: string, options: Retrieve
     const rank = new Map(top.map((videoId, index) => [videoId, index]));
     const within = { ...scope, videoIds: top };
     const clips = top.length === 0 ? [] : fuseClips([
-      { retriever: "bm25", items: bm25Clips(store, question, within) },
+      { retriever: "bm25", items: await bm25Clips(store, question, within) },
       { retriever: "visual", items: await timed(() => visualClips(store, description, imageText, within)) },
     ]);
     const videoScore = new Map(videos.map((video) => [video.videoId, video]));
@@ -189,7 +189,7 @@ export async function retrieve(store: Store, question: string, options: Retrieve
   let words: string[] | undefined;
   if (!without.has("graph")) {
     words = await keywords();
-    lists.push({ retriever: "graph", items: graphClips(store, words, scope), weight: options.graphWeight ?? hybridGraphWeight });
+    lists.push({ retriever: "graph", items: await graphClips(store, words, scope), weight: options.graphWeight ?? hybridGraphWeight });
   }
   let description: string | undefined;
   let visual: ScoredClip[] = [];
@@ -208,7 +208,7 @@ export async function retrieve(store: Store, question: string, options: Retrieve
   let clips = both.length > 0 ? [...both, ...union.filter((clip) => !(textKeys.has(clipKey(clip)) && visualKeys.has(clipKey(clip))))] : union;
   if (llm && options.filter !== false && clips.length > 0) {
     const judged = clips.slice(0, Math.min(limit, maxJudged));
-    const documents = store.getClips(judged.map((clip) => ({ videoId: clip.videoId, clipIndex: clip.clipIndex })));
+    const documents = await store.getClips(judged.map((clip) => ({ videoId: clip.videoId, clipIndex: clip.clipIndex })));
     const verdicts = await timed(() => judgeRelevance(llm, question, documents, { signal })).catch((error: unknown) => {
       const failure = toVideoRagError(error);
       if (failure.code === "INTERRUPTED" || signal?.aborted) throw failure;
@@ -226,7 +226,7 @@ export async function retrieve(store: Store, question: string, options: Retrieve
 }
 
 /** Retrieved clips → moments as hits: touching clips merged, each naming every retriever and how it found them. */
-export function retrievalHits(store: Store, question: string, retrieval: Retrieval, limit: number): Hit[] {
+export async function retrievalHits(store: Store, question: string, retrieval: Retrieval, limit: number): Promise<Hit[]> {
   const { terms } = analyzeQuery([question, ...(retrieval.keywords ?? [])].join(" "));
   const provenanceOf = new Map(retrieval.clips.map((clip) => [clipKey(clip), clip.provenance]));
   const moments = mergeClipMatches(retrieval.clips).slice(0, limit);
@@ -234,7 +234,8 @@ export function retrievalHits(store: Store, question: string, retrieval: Retriev
     const rank = new Map(retrieval.videos.map((video, index) => [video.videoId, index]));
     moments.sort((a, b) => (rank.get(a.videoId) ?? 0) - (rank.get(b.videoId) ?? 0) || b.score - a.score);
   }
-  return moments.flatMap((moment) => {
+  const hits: Hit[] = [];
+  for (const moment of moments) {
     const best = new Map<string, HitProvenance>();
     for (const clipIndex of moment.clipIndexes) {
       for (const found of provenanceOf.get(clipKey({ videoId: moment.videoId, clipIndex })) ?? []) {
@@ -243,6 +244,8 @@ export function retrievalHits(store: Store, question: string, retrieval: Retriev
       }
     }
     const provenance = [...best.values()];
-    return momentsToHits(store, [moment], terms, provenance.map((found) => found.retriever).join("+") || "bm25").map((hit) => ({ ...hit, provenance }));
-  });
+    const found = await momentsToHits(store, [moment], terms, provenance.map((found) => found.retriever).join("+") || "bm25");
+    hits.push(...found.map((hit) => ({ ...hit, provenance })));
+  }
+  return hits;
 }

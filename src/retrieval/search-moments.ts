@@ -18,21 +18,21 @@ export interface SearchMomentsOptions {
  * question's own video first 14.0% of the time against 13.3% for clip scores alone, at the cost of fewer videos among
  * the ten moments (38% vs 39% contain it).
  */
-export function searchMoments(store: Store, question: string, options: SearchMomentsOptions = {}): Hit[] {
+export async function searchMoments(store: Store, question: string, options: SearchMomentsOptions = {}): Promise<Hit[]> {
   const limit = options.limit ?? 10;
   const query = analyzeQuery(question);
-  const clips = rankLexicalClips(store, query, { ...options, limit: limit * 2 });
+  const clips = await rankLexicalClips(store, query, { ...options, limit: limit * 2 });
   return momentsToHits(store, mergeClipMatches(clips).slice(0, limit), query.terms, lexicalRetriever);
 }
 
 /** Clips best first by BM25, each lifted by half its video's whole-text score; only each video's strong clips. */
-export function rankLexicalClips(store: Store, query: AnalyzedQuery, options: SearchMomentsOptions = {}): ClipMatch[] {
+export async function rankLexicalClips(store: Store, query: AnalyzedQuery, options: SearchMomentsOptions = {}): Promise<ClipMatch[]> {
   const settings = { ...defaultLexicalSettings, ...options.settings };
   const limit = options.limit ?? 20;
   if (limit <= 0 || (query.terms.length === 0 && query.phrases.length === 0)) return [];
-  const videos = candidateVideos(store, query, settings, settings.candidateVideos, options.videoIds);
+  const videos = await candidateVideos(store, query, settings, settings.candidateVideos, options.videoIds);
   const videoScore = new Map(videos.map((match) => [match.videoId, match.score]));
-  return strongClips(candidateClips(store, query, settings, [...videoScore.keys()]))
+  return strongClips(await candidateClips(store, query, settings, [...videoScore.keys()]))
     .map((clip) => ({ ...clip, score: clip.score + settings.videoEvidenceWeight * (videoScore.get(clip.videoId) ?? 0) }))
     .sort((a, b) => b.score - a.score)
     .slice(0, limit);

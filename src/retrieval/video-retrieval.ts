@@ -37,7 +37,7 @@ async function visualEvidence(store: Store, question: string, options: VideoRetr
   if (options.imageText) {
     const [vector] = await options.imageText.embedTexts([scene], { signal: options.signal });
     if (vector) {
-      for (const match of store.searchVectors({ space: imageSpace(options.imageText), vector, limit: visualFrames, owner: "frame", ...filter })) {
+      for (const match of await store.searchVectors({ space: imageSpace(options.imageText), vector, limit: visualFrames, owner: "frame", ...filter })) {
         scores.set(match.videoId, Math.max(scores.get(match.videoId) ?? -1, 1 - match.distance));
       }
     }
@@ -45,7 +45,7 @@ async function visualEvidence(store: Store, question: string, options: VideoRetr
   }
   const { terms } = analyzeQuery(scene);
   if (terms.length === 0) return scores;
-  for (const match of store.searchVideos({ terms, fieldWeights: { transcript: 0, screen: 0, visual: 1 }, limit: textCandidates, ...filter })) {
+  for (const match of await store.searchVideos({ terms, fieldWeights: { transcript: 0, screen: 0, visual: 1 }, limit: textCandidates, ...filter })) {
     scores.set(match.videoId, match.score);
   }
   return scores;
@@ -63,14 +63,14 @@ function scaled(scores: Map<string, number>): Map<string, number> {
  */
 export async function retrieveVideos(store: Store, question: string, options: VideoRetrievalOptions): Promise<ScoredVideo[]> {
   // The spine's ranking, with its own candidate pool (a larger pool re-scored by clip evidence ranks differently).
-  const byText = rankVideos(store, question, { limit: Math.min(options.limit, defaultLexicalSettings.candidateVideos), ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
+  const byText = await rankVideos(store, question, { limit: Math.min(options.limit, defaultLexicalSettings.candidateVideos), ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
   const text = scaled(new Map(byText.map((hit) => [hit.videoId, hit.score])));
   const visual = scaled(await visualEvidence(store, question, options));
   const hits = new Map(byText.map((hit) => [hit.videoId, hit]));
   // A video found only by its frames has no text moments; its hit is built from the video row.
   for (const videoId of visual.keys()) {
     if (hits.has(videoId)) continue;
-    const video = store.getVideo(videoId);
+    const video = await store.getVideo(videoId);
     if (video) hits.set(videoId, { videoId, path: video.path, title: video.title, score: 0, moments: [] });
   }
   return [...hits.values()]

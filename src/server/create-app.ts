@@ -120,10 +120,10 @@ export function createApp(options: AppOptions): Hono {
     return parsed.data;
   };
   /** Only a video in the library, by its exact id: a path or title never reaches the file system through these routes. */
-  const videoById = (id: string): Video => {
+  const videoById = async (id: string): Promise<Video> => {
     const notFound = new VideoRagError("VIDEO_NOT_FOUND", `no video "${id}" in the library`, { subject: id });
     if (!/^[0-9A-Za-z_-]{1,128}$/.test(id)) throw notFound;
-    const video = library.find(id);
+    const video = await library.find(id);
     if (video.id !== id) throw notFound;
     return video;
   };
@@ -140,18 +140,18 @@ export function createApp(options: AppOptions): Hono {
 
   app.get("/openapi.json", (c) => c.json(openApiDocument(options.version)));
 
-  app.get("/api/status", (c) => {
-    const { byVideo: _byVideo, ...totals } = library.status();
+  app.get("/api/status", async (c) => {
+    const { byVideo: _byVideo, ...totals } = await library.status();
     return c.json(totals);
   });
 
-  app.get("/api/videos", (c) => {
-    const work = new Map(library.status().byVideo.map((entry) => [entry.videoId, entry]));
-    return c.json({ videos: library.list().map((video) => videoJson(video, work.get(video.id))) });
+  app.get("/api/videos", async (c) => {
+    const work = new Map((await library.status()).byVideo.map((entry) => [entry.videoId, entry]));
+    return c.json({ videos: (await library.list()).map((video) => videoJson(video, work.get(video.id))) });
   });
 
-  app.get("/api/videos/:id", (c) => {
-    const detail = library.videoDetail(videoById(c.req.param("id")).id);
+  app.get("/api/videos/:id", async (c) => {
+    const detail = await library.videoDetail((await videoById(c.req.param("id"))).id);
     const body: VideoDetailJson = {
       ...videoJson(detail.video, detail),
       sources: detail.sources,
@@ -162,7 +162,7 @@ export function createApp(options: AppOptions): Hono {
   });
 
   app.delete("/api/videos/:id", async (c) => {
-    const video = await library.remove(videoById(c.req.param("id")).id);
+    const video = await library.remove((await videoById(c.req.param("id"))).id);
     media.forget(video.id);
     // A file uploaded to the server belongs to the library: it goes with its video.
     if (isInside(video.path, uploads)) rmSync(video.path, { force: true });
@@ -170,30 +170,30 @@ export function createApp(options: AppOptions): Hono {
   });
 
   app.get("/api/videos/:id/media", async (c) => {
-    const file = await media.playable(videoById(c.req.param("id")));
+    const file = await media.playable(await videoById(c.req.param("id")));
     return fileResponse(file.path, file.contentType, c.req.header("range"), { "Cache-Control": "private, max-age=3600" });
   });
 
   app.get("/api/videos/:id/frame", async (c) => {
-    const video = videoById(c.req.param("id"));
+    const video = await videoById(c.req.param("id"));
     const second = Number(c.req.query("t") ?? "0");
     if (!Number.isFinite(second) || second < 0) throw new VideoRagError("ARGUMENT_INVALID", "t must be a second ≥ 0");
     const file = await media.thumbnail(video, second);
     return fileResponse(file, "image/jpeg", undefined, { "Cache-Control": "private, max-age=86400" });
   });
 
-  app.get("/api/videos/:id/transcript.vtt", (c) => {
-    const video = videoById(c.req.param("id"));
-    const { segments } = library.transcript(video.id);
+  app.get("/api/videos/:id/transcript.vtt", async (c) => {
+    const video = await videoById(c.req.param("id"));
+    const { segments } = await library.transcript(video.id);
     c.header("Content-Type", "text/vtt; charset=utf-8");
     return c.body(webVtt(segments));
   });
 
-  app.get("/api/videos/:id/transcript", (c) => {
-    const video = videoById(c.req.param("id"));
+  app.get("/api/videos/:id/transcript", async (c) => {
+    const video = await videoById(c.req.param("id"));
     const from = c.req.query("from");
     const to = c.req.query("to");
-    const { segments } = library.transcript(video.id, from === undefined ? undefined : Number(from), to === undefined ? undefined : Number(to));
+    const { segments } = await library.transcript(video.id, from === undefined ? undefined : Number(from), to === undefined ? undefined : Number(to));
     return c.json({
       videoId: video.id,
       title: video.title,
@@ -201,7 +201,7 @@ export function createApp(options: AppOptions): Hono {
     });
   });
 
-  app.get("/api/videos/:id/entities", (c) => c.json({ entities: library.videoEntities(videoById(c.req.param("id")).id, 50) }));
+  app.get("/api/videos/:id/entities", async (c) => c.json({ entities: await library.videoEntities((await videoById(c.req.param("id"))).id, 50) }));
 
   app.post("/api/search", jsonBody, async (c) => {
     const request = await readJson(c, searchRequestSchema);
@@ -297,17 +297,17 @@ export function createApp(options: AppOptions): Hono {
     });
   });
 
-  app.get("/api/entities", (c) => {
+  app.get("/api/entities", async (c) => {
     const query = c.req.query("q")?.trim();
     if (!query) throw new VideoRagError("ARGUMENT_INVALID", "q= needs a name to look for");
-    return c.json({ entities: library.searchEntities(query, 20) });
+    return c.json({ entities: await library.searchEntities(query, 20) });
   });
 
-  app.get("/api/entities/:key", (c) => {
+  app.get("/api/entities/:key", async (c) => {
     const key = Number(c.req.param("key"));
-    const found = Number.isInteger(key) ? library.entityByKey(key) : undefined;
+    const found = Number.isInteger(key) ? await library.entityByKey(key) : undefined;
     if (!found) throw new VideoRagError("ENTITY_NOT_FOUND", `no entity ${c.req.param("key")} in the graph`);
-    const titles = new Map(library.list().map((video) => [video.id, video]));
+    const titles = new Map((await library.list()).map((video) => [video.id, video]));
     const body: EntityJson = {
       key: found.entity.key,
       name: found.entity.name,

@@ -62,7 +62,7 @@ async function serve(): Promise<void> {
       })
       .finally(() => running.delete(request.id));
   });
-  port.once("close", () => library.close());
+  port.once("close", () => void library.close());
   port.postMessage({ id: 0, result: "ready" } satisfies WorkerReply);
 }
 

@@ -67,14 +67,14 @@ describe("the HTTP API on a library of real media", { skip: needsShared }, () =>
     jobs = createIngestJobs({ library, dir: join(library.path, "jobs") });
     app = createApp({ library, jobs, version: "test", mediaRoots: [mediaRoot], uploadLimitBytes: 5 * 2 ** 20, log: (line) => logLines.push(line) });
     jobs.start();
-    const videos = library.list();
+    const videos = await library.list();
     fridayId = videos.find((video) => video.title === "friday.mp4")?.id ?? "";
     gridId = videos.find((video) => video.title === "bbaf2n.mpg")?.id ?? "";
   });
 
   after(async () => {
     await jobs.shutdown();
-    library.close();
+    await library.close();
     rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -304,8 +304,8 @@ describe("security of an exposed server", { skip: needsShared }, () => {
     scratch = mkdtempSync(join(tmpdir(), "videorag-server-token-"));
     library = await openLibrary({ path: join(scratch, "lib"), visual: false });
   });
-  after(() => {
-    library.close();
+  after(async () => {
+    await library.close();
     rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -413,20 +413,20 @@ describe("ingest jobs outlive the process that ran them", { skip: needsShared },
       await server.close();
       const stored = JSON.parse(readFileSync(join(library.path, "jobs", `${jobId}.json`), "utf8")) as JobJson;
       assert.ok(stored.status === "queued" || stored.status === "done", stored.status);
-      library.close();
+      await library.close();
 
       library = await openLibrary({ path: join(scratch, "lib"), visual: false });
       server = await startServer({ library, port: 0 });
       const events = await (await fetch(`${server.url}/api/jobs/${jobId}/events`)).text();
       const last = parseEvents(events).filter((event) => event.event === "job").at(-1)?.data as JobJson;
       assert.equal(last.status, "done");
-      assert.equal(library.list().length, 1, "the video is in the library exactly once");
+      assert.equal((await library.list()).length, 1, "the video is in the library exactly once");
 
       const second = createIngestJobs({ library, dir: join(scratch, "other-jobs") });
       const queued = second.enqueue({ paths: [sharedPath("media/audio/jfk.wav")], names: ["jfk.wav"], incremental: false });
       assert.equal(second.cancel(queued.id).status, "cancelled", "not started, so cancelled at once");
       await server.close();
-      library.close();
+      await library.close();
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

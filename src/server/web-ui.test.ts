@@ -48,7 +48,7 @@ async function withPage(libraryPath: string, run: (page: Page, url: string) => P
   } finally {
     await browser.close();
     await server.close();
-    library.close();
+    await library.close();
   }
 }
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import Database from "better-sqlite3";
 import { VideoRagError } from "../../spec/index.js";
-import { runStoreConformance, sampleVideo, withGraph } from "../store-conformance.js";
+import { runStoreConformance, sampleVideo, withGraph } from "../store-conformance.case.js";
 import { schemaVersion } from "./sqlite-schema.js";
 import { openSqliteStore } from "./sqlite-store.js";
 
@@ -20,20 +20,20 @@ const freshPath = (): string => join(dir, `library-${++fileCount}.sqlite`);
 
 runStoreConformance("sqlite", () => openSqliteStore(freshPath()));
 
-test("a library survives closing and reopening", () => {
+test("a library survives closing and reopening", async () => {
   const path = freshPath();
   const first = openSqliteStore(path);
-  first.commitVideo(sampleVideo("kept", ["a lasting sentence"]));
-  first.close();
+  await first.commitVideo(sampleVideo("kept", ["a lasting sentence"]));
+  await first.close();
   const second = openSqliteStore(path);
-  assert.equal(second.getVideo("kept")?.clipCount, 1);
-  assert.equal(second.searchClips({ terms: [{ text: "lasting", weight: 1 }], limit: 5 })[0]?.videoId, "kept");
-  second.close();
+  assert.equal((await second.getVideo("kept"))?.clipCount, 1);
+  assert.equal((await second.searchClips({ terms: [{ text: "lasting", weight: 1 }], limit: 5 }))[0]?.videoId, "kept");
+  await second.close();
 });
 
-test("the schema version is recorded, and a file from a newer version is refused with STORE_FAILED", () => {
+test("the schema version is recorded, and a file from a newer version is refused with STORE_FAILED", async () => {
   const path = freshPath();
-  openSqliteStore(path).close();
+  await openSqliteStore(path).close();
   const raw = new Database(path);
   assert.equal(raw.pragma("user_version", { simple: true }), schemaVersion);
   raw.pragma("user_version = 99");
@@ -71,7 +71,7 @@ CREATE VIRTUAL TABLE video_fts USING fts5 (transcript, screen, visual, video,
   tokenize = 'porter unicode61 remove_diacritics 2', content = '', contentless_delete = 1);
 `;
 
-test("a library written with schema 1 opens, keeps its videos and gains vectors", () => {
+test("a library written with schema 1 opens, keeps its videos and gains vectors", async () => {
   const path = freshPath();
   const old = new Database(path);
   old.exec(schemaV1);
@@ -85,15 +85,15 @@ test("a library written with schema 1 opens, keeps its videos and gains vectors"
   old.close();
 
   const store = openSqliteStore(path);
-  assert.equal(store.getVideo("old")?.title, "Old");
-  assert.equal(store.searchClips({ terms: [{ text: "heirloom", weight: 1 }], limit: 5 })[0]?.videoId, "old");
-  assert.deepEqual(store.vectorSpaces(), []);
+  assert.equal((await store.getVideo("old"))?.title, "Old");
+  assert.equal((await store.searchClips({ terms: [{ text: "heirloom", weight: 1 }], limit: 5 }))[0]?.videoId, "old");
+  assert.deepEqual(await store.vectorSpaces(), []);
   const vector = new Float32Array([0.6, 0.8]);
-  store.addVectors("old", [{ space: "text:m", owner: "clip", videoId: "old", clipIndex: 0, vector }]);
-  const [match] = store.searchVectors({ space: "text:m", vector, limit: 5 });
+  await store.addVectors("old", [{ space: "text:m", owner: "clip", videoId: "old", clipIndex: 0, vector }]);
+  const [match] = await store.searchVectors({ space: "text:m", vector, limit: 5 });
   assert.deepEqual(match, { videoId: "old", clipIndex: 0, distance: 0 });
-  assert.equal(store.removeVideo("old"), true, "the new vectors table cascades with the old videos table");
-  store.close();
+  assert.equal(await store.removeVideo("old"), true, "the new vectors table cascades with the old videos table");
+  await store.close();
   const raw = new Database(path);
   assert.equal(raw.pragma("user_version", { simple: true }), schemaVersion);
   raw.close();
@@ -111,7 +111,7 @@ CREATE UNIQUE INDEX vectors_by_video ON vectors (video_key, space_key, owner, cl
 CREATE INDEX vectors_by_space ON vectors (space_key);
 `;
 
-test("a library written with schema 2 opens, keeps its videos and vectors, and gains the graph", () => {
+test("a library written with schema 2 opens, keeps its videos and vectors, and gains the graph", async () => {
   const path = freshPath();
   const old = new Database(path);
   old.exec(schemaV1 + schemaV2);
@@ -128,25 +128,25 @@ test("a library written with schema 2 opens, keeps its videos and vectors, and g
   old.close();
 
   const store = openSqliteStore(path);
-  assert.equal(store.getVideo("old")?.title, "Old");
-  assert.equal(store.searchClips({ terms: [{ text: "sailor", weight: 1 }], limit: 5 })[0]?.videoId, "old");
-  const [match] = store.searchVectors({ space: "text:m", vector: new Float32Array([0.6, 0.8]), limit: 5 });
+  assert.equal((await store.getVideo("old"))?.title, "Old");
+  assert.equal((await store.searchClips({ terms: [{ text: "sailor", weight: 1 }], limit: 5 }))[0]?.videoId, "old");
+  const [match] = await store.searchVectors({ space: "text:m", vector: new Float32Array([0.6, 0.8]), limit: 5 });
   assert.equal(match?.videoId, "old");
-  assert.deepEqual(store.graphStats(), { chunks: 0, entities: 0, relations: 0, crossVideoEntities: 0 });
+  assert.deepEqual(await store.graphStats(), { chunks: 0, entities: 0, relations: 0, crossVideoEntities: 0 });
   const popeye = (id: string) => withGraph(sampleVideo(id, ["popeye the sailor"]), [{ entities: [["Popeye", "person", id]] }]);
-  store.commitVideo(popeye("new"));
-  store.commitVideo(popeye("old"));
-  assert.deepEqual(store.getEntity("popeye")?.sources.map((source) => source.videoId), ["new", "old"]);
-  assert.equal(store.graphStats().crossVideoEntities, 1);
-  assert.equal(store.removeVideo("old"), true, "the graph's tables cascade with the old videos table");
-  assert.deepEqual(store.getEntity("popeye")?.sources.map((source) => source.videoId), ["new"]);
-  store.close();
+  await store.commitVideo(popeye("new"));
+  await store.commitVideo(popeye("old"));
+  assert.deepEqual((await store.getEntity("popeye"))?.sources.map((source) => source.videoId), ["new", "old"]);
+  assert.equal((await store.graphStats()).crossVideoEntities, 1);
+  assert.equal(await store.removeVideo("old"), true, "the graph's tables cascade with the old videos table");
+  assert.deepEqual((await store.getEntity("popeye"))?.sources.map((source) => source.videoId), ["new"]);
+  await store.close();
   const raw = new Database(path);
   assert.equal(raw.pragma("user_version", { simple: true }), schemaVersion);
   raw.close();
 });
 
-test("without sqlite-vec, entity vectors are kept and names merge by name only; once it loads, by vector too", () => {
+test("without sqlite-vec, entity vectors are kept and names merge by name only; once it loads, by vector too", async () => {
   const path = freshPath();
   const graphOf = (id: string, name: string, values: number[]) =>
     withGraph(sampleVideo(id, [`${name} speaks`]), [{ entities: [[name, "person", ""]] }], {
@@ -158,18 +158,18 @@ test("without sqlite-vec, entity vectors are kept and names merge by name only; 
       throw new Error("Cannot find module 'sqlite-vec'");
     },
   });
-  without.commitVideo(graphOf("a", "Bob Smith", [1, 0, 0]));
-  without.commitVideo(graphOf("b", "Robert Smith", [0.999, 0.04, 0]));
-  without.commitVideo(graphOf("c", "Bob Smith", [1, 0, 0]));
-  assert.deepEqual(without.getEntity("bob smith")?.sources.map((source) => source.videoId), ["a", "c"]);
-  assert.notEqual(without.getEntity("robert smith")?.key, without.getEntity("bob smith")?.key);
-  without.close();
+  await without.commitVideo(graphOf("a", "Bob Smith", [1, 0, 0]));
+  await without.commitVideo(graphOf("b", "Robert Smith", [0.999, 0.04, 0]));
+  await without.commitVideo(graphOf("c", "Bob Smith", [1, 0, 0]));
+  assert.deepEqual((await without.getEntity("bob smith"))?.sources.map((source) => source.videoId), ["a", "c"]);
+  assert.notEqual((await without.getEntity("robert smith"))?.key, (await without.getEntity("bob smith"))?.key);
+  await without.close();
 
   const withVectors = openSqliteStore(path);
-  withVectors.commitVideo(graphOf("d", "Bobby Smith", [1, 0.001, 0]));
-  assert.equal(withVectors.getEntity("bobby smith")?.key, withVectors.getEntity("bob smith")?.key, "merged by the kept vector");
-  assert.equal(withVectors.graphStats().entities, 2);
-  withVectors.close();
+  await withVectors.commitVideo(graphOf("d", "Bobby Smith", [1, 0.001, 0]));
+  assert.equal((await withVectors.getEntity("bobby smith"))?.key, (await withVectors.getEntity("bob smith"))?.key, "merged by the kept vector");
+  assert.equal((await withVectors.graphStats()).entities, 2);
+  await withVectors.close();
 });
 
 /** Unit vectors near one another: each of `count` random directions, and a copy turned slightly off it. */
@@ -199,32 +199,35 @@ const namedGraph = (id: string, names: string[], vectors: Float32Array[]) =>
     entityVectorSpace: "entity:m",
   });
 
-test("past the exact-scan limit, a name merges with its near entity through the vector buckets", () => {
+test("past the exact-scan limit, a name merges with its near entity through the vector buckets", async () => {
   const store = openSqliteStore(freshPath(), { exactMergeScanLimit: 0 });
   try {
     const { names, near } = nearPairs(200, 64, 0.03);
     const originals = names.map((_, index) => `person${index}`);
-    store.commitVideo(namedGraph("a", originals, names));
+    await store.commitVideo(namedGraph("a", originals, names));
     const renamed = near.map((_, index) => `someone${index}`);
-    store.commitVideo(namedGraph("b", renamed, near));
-    const merged = renamed.filter((name, index) => store.getEntity(name)?.key === store.getEntity(originals[index] as string)?.key);
+    await store.commitVideo(namedGraph("b", renamed, near));
+    const merged: string[] = [];
+    for (const [index, name] of renamed.entries()) {
+      if ((await store.getEntity(name))?.key === (await store.getEntity(originals[index] as string))?.key) merged.push(name);
+    }
     assert.ok(merged.length >= 196, `${merged.length} of 200 near names merged`);
-    assert.equal(store.graphStats().entities, 200 + 200 - merged.length, "no name merged with the wrong entity");
+    assert.equal((await store.graphStats()).entities, 200 + 200 - merged.length, "no name merged with the wrong entity");
     // A direction far from every stored one stays its own entity.
-    store.commitVideo(namedGraph("c", ["stranger"], [nearPairs(1, 64, 0.03).near[0]?.map((value, index) => (index % 2 ? value : -value)) as Float32Array]));
-    assert.equal(store.getEntity("stranger")?.sources.length, 1);
-    assert.notEqual(store.getEntity("stranger")?.key, undefined);
+    await store.commitVideo(namedGraph("c", ["stranger"], [nearPairs(1, 64, 0.03).near[0]?.map((value, index) => (index % 2 ? value : -value)) as Float32Array]));
+    assert.equal((await store.getEntity("stranger"))?.sources.length, 1);
+    assert.notEqual((await store.getEntity("stranger"))?.key, undefined);
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
-test("a library written with schema 3 files its entity vectors into buckets when it opens", () => {
+test("a library written with schema 3 files its entity vectors into buckets when it opens", async () => {
   const path = freshPath();
   const { names, near } = nearPairs(20, 16, 0.02);
   const first = openSqliteStore(path);
-  first.commitVideo(namedGraph("a", names.map((_, index) => `person${index}`), names));
-  first.close();
+  await first.commitVideo(namedGraph("a", names.map((_, index) => `person${index}`), names));
+  await first.close();
   const raw = new Database(path);
   raw.exec(`DROP TABLE entity_vector_buckets; DROP INDEX entities_by_change;`);
   // And what version 5 added, so the migration runs from a true version 3.
@@ -236,37 +239,37 @@ test("a library written with schema 3 files its entity vectors into buckets when
 
   const store = openSqliteStore(path, { exactMergeScanLimit: 0 });
   try {
-    store.commitVideo(namedGraph("b", near.map((_, index) => `someone${index}`), near));
-    assert.equal(store.graphStats().entities, 20, "every near name found its entity through the filed buckets");
+    await store.commitVideo(namedGraph("b", near.map((_, index) => `someone${index}`), near));
+    assert.equal((await store.graphStats()).entities, 20, "every near name found its entity through the filed buckets");
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
-test("vectors are stored as float32 bytes and survive reopening", () => {
+test("vectors are stored as float32 bytes and survive reopening", async () => {
   const path = freshPath();
   const first = openSqliteStore(path);
   const vector = new Float32Array([0.1, -2.5, 3e-7, 1]);
-  first.commitVideo({
+  await first.commitVideo({
     ...sampleVideo("v", ["words"]),
     vectors: [{ space: "text:m", owner: "frame", videoId: "v", clipIndex: 0, timeSecond: 12.5, vector }],
   });
-  first.close();
+  await first.close();
   const raw = new Database(path, { readonly: true });
   const stored = raw.prepare(`SELECT vector FROM vectors`).pluck().get() as Buffer;
   raw.close();
   assert.equal(stored.length, 16);
   assert.deepEqual(new Float32Array(stored.buffer.slice(stored.byteOffset, stored.byteOffset + stored.length)), vector);
   const second = openSqliteStore(path);
-  const [match, ...rest] = second.searchVectors({ space: "text:m", vector, limit: 5 });
+  const [match, ...rest] = await second.searchVectors({ space: "text:m", vector, limit: 5 });
   assert.deepEqual({ ...match, distance: undefined }, { videoId: "v", clipIndex: 0, timeSecond: 12.5, distance: undefined });
   assert.ok((match?.distance ?? 1) < 1e-6);
   assert.deepEqual(rest, []);
-  assert.deepEqual(second.vectorSpaces(), [{ space: "text:m", dimensions: 4, count: 1 }]);
-  second.close();
+  assert.deepEqual(await second.vectorSpaces(), [{ space: "text:m", dimensions: 4, count: 1 }]);
+  await second.close();
 });
 
-test("without sqlite-vec the library opens and works, and only vector search fails, naming the package", () => {
+test("without sqlite-vec the library opens and works, and only vector search fails, naming the package", async () => {
   const store = openSqliteStore(freshPath(), {
     loadVectorExtension: () => {
       throw new Error("Cannot find module 'sqlite-vec'");
@@ -274,22 +277,22 @@ test("without sqlite-vec the library opens and works, and only vector search fai
   });
   try {
     const vector = new Float32Array([1, 0]);
-    store.commitVideo({
+    await store.commitVideo({
       ...sampleVideo("v", ["plain words"]),
       vectors: [{ space: "text:m", owner: "clip", videoId: "v", clipIndex: 0, vector }],
     });
-    assert.equal(store.searchClips({ terms: [{ text: "plain", weight: 1 }], limit: 5 })[0]?.videoId, "v");
-    assert.equal(store.vectorCount("v"), 1, "vectors are kept, to be searched once the package is installed");
-    assert.throws(() => store.searchVectors({ space: "text:m", vector, limit: 5 }), (error: unknown) => {
+    assert.equal((await store.searchClips({ terms: [{ text: "plain", weight: 1 }], limit: 5 }))[0]?.videoId, "v");
+    assert.equal(await store.vectorCount("v"), 1, "vectors are kept, to be searched once the package is installed");
+    await assert.rejects(() => store.searchVectors({ space: "text:m", vector, limit: 5 }), (error: unknown) => {
       assert.ok(VideoRagError.isInstance(error));
       assert.equal(error.code, "STORE_FAILED");
       assert.match(error.message, /sqlite-vec/);
       return true;
     });
-    assert.equal(store.removeVideo("v"), true);
-    assert.equal(store.vectorCount(), 0);
+    assert.equal(await store.removeVideo("v"), true);
+    assert.equal(await store.vectorCount(), 0);
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
@@ -303,10 +306,10 @@ test("a path that cannot be opened fails with STORE_FAILED naming it", () => {
   });
 });
 
-test("a closed store fails with STORE_FAILED instead of a raw driver error", () => {
+test("a closed store fails with STORE_FAILED instead of a raw driver error", async () => {
   const store = openSqliteStore(freshPath());
-  store.close();
-  assert.throws(() => store.listVideos(), (error: unknown) => VideoRagError.isInstance(error) && error.code === "STORE_FAILED");
+  await store.close();
+  await assert.rejects(() => store.listVideos(), (error: unknown) => VideoRagError.isInstance(error) && error.code === "STORE_FAILED");
 });
 
 /** Starts another process that holds the library's write lock for `holdMs`, resolving once it holds it. */
@@ -333,11 +336,11 @@ test("a write waits for another process's write to finish instead of failing at 
   const store = openSqliteStore(path, { busyTimeoutMs: 5000 });
   const holder = await holdWriteLock(path, 400);
   const started = performance.now();
-  store.commitVideo(sampleVideo("patient", ["waited for the lock"]));
+  await store.commitVideo(sampleVideo("patient", ["waited for the lock"]));
   const waitedMs = performance.now() - started;
   assert.ok(waitedMs >= 250, `the commit should have waited for the other writer, took ${waitedMs.toFixed(0)} ms`);
-  assert.equal(store.getVideo("patient")?.clipCount, 1);
-  store.close();
+  assert.equal((await store.getVideo("patient"))?.clipCount, 1);
+  await store.close();
   holder.kill();
 });
 
@@ -347,16 +350,16 @@ test("a write that outwaits the busy timeout fails with a retryable STORE_LOCKED
   const holder = await holdWriteLock(path, 10_000);
   const started = performance.now();
   try {
-    assert.throws(() => store.commitVideo(sampleVideo("blocked", ["never written"])), (error: unknown) => {
+    await assert.rejects(() => store.commitVideo(sampleVideo("blocked", ["never written"])), (error: unknown) => {
       assert.ok(VideoRagError.isInstance(error));
       assert.equal(error.code, "STORE_LOCKED");
       assert.equal(error.retryable, true);
       return true;
     });
     assert.ok(performance.now() - started >= 250, "it waited for the busy timeout first");
-    assert.deepEqual(store.listVideos(), [], "readers still work while another process writes");
+    assert.deepEqual(await store.listVideos(), [], "readers still work while another process writes");
   } finally {
     holder.kill();
-    store.close();
+    await store.close();
   }
 });

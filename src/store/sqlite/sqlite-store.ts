@@ -877,22 +877,22 @@ class SqliteStore implements Store {
     }
   }
 
-  listVideos(): Video[] {
+  async listVideos(): Promise<Video[]> {
     return this.guard("cannot list videos", () => (this.statements.listVideos.all() as VideoRow[]).map(toVideo));
   }
 
-  getVideo(id: string): Video | undefined {
+  async getVideo(id: string): Promise<Video | undefined> {
     return this.guard("cannot read a video", () => {
       const row = this.readyRow(id);
       return row ? toVideo(row) : undefined;
     });
   }
 
-  getFingerprint(id: string): string | undefined {
+  async getFingerprint(id: string): Promise<string | undefined> {
     return this.guard("cannot read a fingerprint", () => this.readyRow(id)?.fingerprint ?? undefined);
   }
 
-  removeVideo(id: string): boolean {
+  async removeVideo(id: string): Promise<boolean> {
     return this.guard(`cannot remove ${id}`, () =>
       this.db.transaction(() => {
         const row = this.statements.videoById.get(id) as VideoRow | undefined;
@@ -904,7 +904,7 @@ class SqliteStore implements Store {
     );
   }
 
-  loadStages(videoId: string): StageRecord[] {
+  async loadStages(videoId: string): Promise<StageRecord[]> {
     return this.guard("cannot load stages", () =>
       (this.statements.loadStages.all(videoId) as { stage: string; key: string; output: string }[]).map((row) => ({
         stage: row.stage,
@@ -914,7 +914,7 @@ class SqliteStore implements Store {
     );
   }
 
-  saveStage(videoId: string, record: StageRecord): void {
+  async saveStage(videoId: string, record: StageRecord): Promise<void> {
     this.guard(`cannot save stage ${record.stage}`, () =>
       this.db.transaction(() => {
         // A video being ingested for the first time exists only as a pending row, which no reader ever lists.
@@ -924,7 +924,7 @@ class SqliteStore implements Store {
     );
   }
 
-  discardStages(videoId: string): void {
+  async discardStages(videoId: string): Promise<void> {
     this.guard("cannot discard stages", () =>
       this.db.transaction(() => {
         const row = this.statements.videoById.get(videoId) as VideoRow | undefined;
@@ -935,7 +935,7 @@ class SqliteStore implements Store {
     );
   }
 
-  commitVideo(content: VideoContent): void {
+  async commitVideo(content: VideoContent): Promise<void> {
     const { video } = content;
     this.guard(`cannot commit ${video.id}`, () =>
       this.db.transaction(() => {
@@ -998,7 +998,7 @@ class SqliteStore implements Store {
     );
   }
 
-  addVectors(videoId: string, records: VectorRecord[]): void {
+  async addVectors(videoId: string, records: VectorRecord[]): Promise<void> {
     this.guard(`cannot add vectors to ${videoId}`, () =>
       this.db.transaction(() => {
         const row = this.readyRow(videoId);
@@ -1008,7 +1008,7 @@ class SqliteStore implements Store {
     );
   }
 
-  searchVectors(query: VectorQuery): VectorMatch[] {
+  async searchVectors(query: VectorQuery): Promise<VectorMatch[]> {
     return this.guard("cannot search vectors", () => {
       if (this.vectorSearchUnavailable !== undefined) {
         throw new VideoRagError(
@@ -1069,11 +1069,11 @@ class SqliteStore implements Store {
     });
   }
 
-  vectorSpaces(): VectorSpace[] {
+  async vectorSpaces(): Promise<VectorSpace[]> {
     return this.guard("cannot list vector spaces", () => this.statements.vectorSpaces.all() as VectorSpace[]);
   }
 
-  vectorCount(videoId?: string): number {
+  async vectorCount(videoId?: string): Promise<number> {
     return this.guard("cannot count vectors", () =>
       videoId === undefined
         ? (this.statements.vectorCount.get() as number)
@@ -1081,7 +1081,7 @@ class SqliteStore implements Store {
     );
   }
 
-  searchClips(query: LexicalQuery): ClipMatch[] {
+  async searchClips(query: LexicalQuery): Promise<ClipMatch[]> {
     return this.guard("cannot search clips", () => {
       const matches = this.search("clip_fts", query);
       if (matches.length === 0) return [];
@@ -1104,7 +1104,7 @@ class SqliteStore implements Store {
     });
   }
 
-  searchVideos(query: LexicalQuery): VideoMatch[] {
+  async searchVideos(query: LexicalQuery): Promise<VideoMatch[]> {
     return this.guard("cannot search videos", () => {
       const matches = this.search("video_fts", query);
       if (matches.length === 0) return [];
@@ -1181,7 +1181,7 @@ class SqliteStore implements Store {
     return statement;
   }
 
-  getClips(keys: { videoId: string; clipIndex: number }[]): ClipDocument[] {
+  async getClips(keys: { videoId: string; clipIndex: number }[]): Promise<ClipDocument[]> {
     return this.guard("cannot read clips", () =>
       keys.flatMap(({ videoId, clipIndex }) => {
         const row = this.statements.clip.get(videoId, clipIndex) as ClipRow | undefined;
@@ -1200,7 +1200,7 @@ class SqliteStore implements Store {
     );
   }
 
-  getSegments(videoId: string, startSecond: number, endSecond: number): (Segment & { source: SegmentSource })[] {
+  async getSegments(videoId: string, startSecond: number, endSecond: number): Promise<(Segment & { source: SegmentSource })[]> {
     return this.guard("cannot read segments", () =>
       (
         this.statements.segments.all(videoId, endSecond, startSecond, startSecond) as {
@@ -1220,7 +1220,7 @@ class SqliteStore implements Store {
     );
   }
 
-  termDocumentFrequency(terms: string[]): { frequencies: Map<string, number>; documentCount: number } {
+  async termDocumentFrequency(terms: string[]): Promise<{ frequencies: Map<string, number>; documentCount: number }> {
     return this.guard("cannot count terms", () => {
       const frequencies = new Map<string, number>();
       for (const term of terms) {
@@ -1234,7 +1234,7 @@ class SqliteStore implements Store {
     });
   }
 
-  searchEntities(query: { terms: { text: string; weight: number }[]; limit: number; videoIds?: string[] }): EntityMatch[] {
+  async searchEntities(query: { terms: { text: string; weight: number }[]; limit: number; videoIds?: string[] }): Promise<EntityMatch[]> {
     return this.guard("cannot search entities", () => {
       if (!(query.limit >= 0) || !Number.isFinite(query.limit)) {
         throw new VideoRagError("ARGUMENT_INVALID", "an entity search needs a limit ≥ 0");
@@ -1277,7 +1277,7 @@ class SqliteStore implements Store {
     });
   }
 
-  getEntity(reference: number | string): GraphEntity | undefined {
+  async getEntity(reference: number | string): Promise<GraphEntity | undefined> {
     return this.guard("cannot read an entity", () => {
       const key =
         typeof reference === "number"
@@ -1289,10 +1289,10 @@ class SqliteStore implements Store {
     });
   }
 
-  entityChunks(
+  async entityChunks(
     entityKeys: number[],
     options: { limitPerEntity?: number; videoIds?: string[] } = {},
-  ): { entityKey: number; videoId: string; chunkIndex: number }[] {
+  ): Promise<{ entityKey: number; videoId: string; chunkIndex: number }[]> {
     return this.guard("cannot read entity chunks", () => {
       const limit = options.limitPerEntity ?? defaultChunksPerEntity;
       checkCount(limit, "limitPerEntity");
@@ -1305,7 +1305,7 @@ class SqliteStore implements Store {
     });
   }
 
-  relationsAmong(entityKeys: number[]): GraphRelation[] {
+  async relationsAmong(entityKeys: number[]): Promise<GraphRelation[]> {
     return this.guard("cannot read relations", () => {
       if (entityKeys.length < 2) return [];
       const rows = this.statements.relationsAmong.all({ keys: JSON.stringify(entityKeys) }) as RelationRow[];
@@ -1315,7 +1315,7 @@ class SqliteStore implements Store {
     });
   }
 
-  relationsOf(entityKey: number, limit = defaultRelationsPerEntity): GraphRelation[] {
+  async relationsOf(entityKey: number, limit = defaultRelationsPerEntity): Promise<GraphRelation[]> {
     return this.guard("cannot read relations", () => {
       checkCount(limit, "the relation limit");
       if (limit === 0) return [];
@@ -1323,7 +1323,7 @@ class SqliteStore implements Store {
     });
   }
 
-  getChunks(keys: { videoId: string; chunkIndex: number }[]): Chunk[] {
+  async getChunks(keys: { videoId: string; chunkIndex: number }[]): Promise<Chunk[]> {
     return this.guard("cannot read chunks", () =>
       keys.flatMap(({ videoId, chunkIndex }) => {
         const row = this.statements.chunk.get(videoId, chunkIndex) as ChunkRow | undefined;
@@ -1343,14 +1343,14 @@ class SqliteStore implements Store {
     );
   }
 
-  staleEntities(limit: number): GraphEntity[] {
+  async staleEntities(limit: number): Promise<GraphEntity[]> {
     return this.guard("cannot list stale entities", () => {
       checkCount(limit, "the stale entity limit");
       return this.withSources(this.statements.staleEntities.all(limit) as EntityRow[]);
     });
   }
 
-  setEntityDescriptions(updates: EntityDescriptionUpdate[]): number {
+  async setEntityDescriptions(updates: EntityDescriptionUpdate[]): Promise<number> {
     return this.guard("cannot describe entities", () => {
       for (const update of updates) {
         if (typeof update.description !== "string") {
@@ -1369,18 +1369,18 @@ class SqliteStore implements Store {
     });
   }
 
-  graphStats(): GraphStats {
+  async graphStats(): Promise<GraphStats> {
     return this.guard("cannot count the graph", () => this.statements.graphStats.get() as GraphStats);
   }
 
-  videoEntities(videoId: string, limit: number): EntityMatch[] {
+  async videoEntities(videoId: string, limit: number): Promise<EntityMatch[]> {
     return this.guard("cannot list a video's entities", () => {
       if (!(limit >= 0) || !Number.isFinite(limit)) throw new VideoRagError("ARGUMENT_INVALID", "listing entities needs a limit ≥ 0");
       return this.statements.videoEntities.all(videoId, Math.floor(limit)) as EntityMatch[];
     });
   }
 
-  getFrames(videoId: string, startSecond: number, endSecond: number): Frame[] {
+  async getFrames(videoId: string, startSecond: number, endSecond: number): Promise<Frame[]> {
     return this.guard("cannot read frames", () =>
       (this.statements.framesInRange.all(videoId, startSecond, endSecond) as { time_second: number; hash: string | null }[]).map(
         (row) => ({ timeSecond: row.time_second, ...(row.hash ? { hash: row.hash } : {}) }),
@@ -1388,7 +1388,7 @@ class SqliteStore implements Store {
     );
   }
 
-  clipSignals(videoId: string, clipIndexes?: number[]): ClipSignals[] {
+  async clipSignals(videoId: string, clipIndexes?: number[]): Promise<ClipSignals[]> {
     return this.guard("cannot read clip signals", () => {
       const wanted = clipIndexes ? new Set(clipIndexes) : undefined;
       const rows = this.statements.clipSignals.all(videoId) as {
@@ -1410,7 +1410,7 @@ class SqliteStore implements Store {
     });
   }
 
-  markAsked(clips: { videoId: string; clipIndex: number }[]): void {
+  async markAsked(clips: { videoId: string; clipIndex: number }[]): Promise<void> {
     this.guard("cannot mark clips asked", () =>
       this.db.transaction(() => {
         for (const clip of clips) this.statements.markAsked.run(clip.videoId, clip.clipIndex);
@@ -1418,7 +1418,7 @@ class SqliteStore implements Store {
     );
   }
 
-  clipStages(filter: { videoId?: string; statuses?: ClipStageStatus[] } = {}): ClipStageState[] {
+  async clipStages(filter: { videoId?: string; statuses?: ClipStageStatus[] } = {}): Promise<ClipStageState[]> {
     return this.guard("cannot read clip stages", () =>
       (
         this.statements.clipStages.all({
@@ -1436,7 +1436,7 @@ class SqliteStore implements Store {
     );
   }
 
-  writeBack(update: ClipWriteBack): void {
+  async writeBack(update: ClipWriteBack): Promise<void> {
     this.guard(`cannot write back to ${update.videoId}`, () =>
       this.db.transaction(() => {
         const row = this.readyRow(update.videoId);
@@ -1479,13 +1479,13 @@ class SqliteStore implements Store {
     );
   }
 
-  refreshStageKey(stage: string, key: string): number {
+  async refreshStageKey(stage: string, key: string): Promise<number> {
     return this.guard(`cannot refresh stage ${stage}`, () =>
       this.db.transaction(() => this.statements.refreshStageKey.run({ stage, key }).changes).immediate(),
     );
   }
 
-  extractionStatus(): ExtractionStatus {
+  async extractionStatus(): Promise<ExtractionStatus> {
     return this.guard("cannot read the extraction status", () => {
       const stages: ExtractionStatus["stages"] = {};
       for (const row of this.statements.stageCounts.all() as { stage: string; status: ClipStageStatus; count: number }[]) {
@@ -1529,7 +1529,7 @@ class SqliteStore implements Store {
     );
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 }
