@@ -14,8 +14,8 @@ import { parseArgs } from "node:util";
 import { evalRetrieval, latencyPercentiles, loadQuestions, type EvalQuestion, type RankFunction } from "../src/eval/index.js";
 import { buildLiteVideoGraph, refreshEntityDescriptions } from "../src/graph/index.js";
 import { ingestTranscripts } from "../src/ingest/transcripts.js";
-import { analyzeQuery, rankVideos, retrievalModes, retrieve, searchMoments, tokenize, type LexicalSettings, type RetrieveOptions } from "../src/retrieval/index.js";
-import type { Store } from "../src/spec/index.js";
+import { analyzeQuery, rankVideos, retrieve, searchMoments, tokenize, type LexicalSettings, type RetrieveOptions } from "../src/retrieval/index.js";
+import { retrievalModes, type Store } from "../src/spec/index.js";
 import { openSqliteStore } from "../src/store/index.js";
 import { sharedDir } from "../src/test-support/shared.js";
 

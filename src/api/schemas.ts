@@ -4,13 +4,13 @@
 import { z } from "zod";
 // Imported from the files, not the folder's index, so the web UI can take these types without Node's.
 import { errorCodes, type ErrorCode } from "../spec/errors.js";
+import { retrievalModes } from "../spec/vocabulary.js";
 import type { Answer, Citation, Hit, Video } from "../spec/model.js";
 
-const retrievalModeValues = ["naive", "graph", "visual", "hybrid", "video"] as const;
 const segmentSourceValues = ["subtitle", "speech", "screen", "transcript", "visual", "caption"] as const;
 const errorCodeValues = Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]];
 
-export const retrievalModeSchema = z.enum(retrievalModeValues).describe("naive | graph | visual | hybrid (default) | video");
+export const retrievalModeSchema = z.enum(retrievalModes).describe("naive | graph | visual | hybrid (default) | video");
 export const segmentSourceSchema = z.enum(segmentSourceValues);
 
 export const errorBodySchema = z

@@ -2,6 +2,7 @@
 // turns a model off.
 
 import { z } from "zod";
+import { retrievalDefaults, retrievalModes } from "../spec/vocabulary.js";
 
 const openAi = z
   .object({
@@ -90,11 +91,11 @@ export const configSchema = z
     retrieval: z
       .object({
         /** How `ask` and `search` retrieve when no mode is given. */
-        mode: z.enum(["naive", "graph", "visual", "hybrid", "video"]).default("hybrid"),
+        mode: z.enum(retrievalModes).default(retrievalDefaults.mode),
         /** Weight of text against visual evidence when whole videos are scored (`video` mode). */
-        alpha: z.number().min(0).max(1).default(0.7),
+        alpha: z.number().min(0).max(1).default(retrievalDefaults.alpha),
         /** The graph's weight against BM25 and dense text in hybrid fusion; a tie-breaker by default (measured with the lite graph). */
-        graphWeight: z.number().min(0).max(10).default(0.01),
+        graphWeight: z.number().min(0).max(10).default(retrievalDefaults.graphWeight),
         /** Ask the language model whether each hybrid candidate clip is relevant, and drop those it rejects. */
         filter: z.boolean().default(true),
         /** Frames a vision-language model sees when it re-describes a clip for the question. */

@@ -3,7 +3,7 @@
 // Storage and the merge across videos happen in the store.
 
 import { mapConcurrent } from "../providers/runtime/index.js";
-import { VideoRagError } from "../spec/index.js";
+import { VideoRagError, entitySpace } from "../spec/index.js";
 import { englishStopwords } from "../text/index.js";
 import type {
   Chunk,
@@ -82,7 +82,7 @@ export async function buildVideoGraph(
     const { vectors, calls } = await embedEntityNames(embedder, graph.extractions, signal);
     modelCalls += calls;
     graph.entityVectors = vectors;
-    graph.entityVectorSpace = `entity:${embedder.id}`;
+    graph.entityVectorSpace = entitySpace(embedder);
   }
   return { graph, modelCalls, liteChunks };
 }

@@ -9,7 +9,7 @@ import type { ClipDocument, ClipStageRecord, Segment, SegmentSource, Store, Vect
 import { buildClipDocuments } from "./clip-documents.js";
 import { clipStages, derivedStageKeys, type ClipOutput, type ClipStage, type DeferredStage, type ExtractionSettings } from "./clip-stages.js";
 import { graphNote } from "./graph-stage.js";
-import { textSpace } from "./vector-spaces.js";
+import { textSpace } from "../spec/index.js";
 
 /** A clip to extract. */
 export interface ClipKey {

@@ -5,7 +5,7 @@
 import { encodeJpeg, sampleRgbFrames } from "../media/index.js";
 import type { Detector, ImageTextEncoder, LanguageModel, RgbImage, Tagger, VectorRecord } from "../spec/index.js";
 import { clipIndexAt, type ClipSpan } from "./clip-documents.js";
-import { imageSpace } from "./vector-spaces.js";
+import { imageSpace } from "../spec/index.js";
 import { readableLabel, spreadEvenly, type FrameLabels } from "./visual-words.js";
 
 export interface VisualModels {

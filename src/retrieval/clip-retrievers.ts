@@ -2,7 +2,7 @@
 // detections and tags as words when no image-text encoder is configured). Each returns clips best first, each with how
 // it was found.
 
-import { imageSpace, textSpace } from "../ingest/vector-spaces.js";
+import { imageSpace, textSpace } from "../spec/index.js";
 import type { ClipMatch, HitProvenance, ImageTextEncoder, Store, TextEmbedder, VectorMatch } from "../spec/index.js";
 import { lexicalRetriever } from "./lexical-settings.js";
 import { analyzeQuery, termKey, tokenize } from "./query-analyzer.js";

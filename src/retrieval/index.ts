@@ -9,7 +9,7 @@ export { bm25Clips, clipKey, denseClips, visualClips, type ScoredClip } from "./
 export { graphClips } from "./graph-retrieval.js";
 export { entityKeywords, sceneDescription } from "./query-rewrite.js";
 export { clipDescription, judgeRelevance } from "./relevance-filter.js";
-export { retrievalHits, retrievalModes, retrieve, type Retrieval, type RetrievedClip, type RetrieveOptions } from "./retrieve.js";
+export { retrievalHits, retrieve, type Retrieval, type RetrievedClip, type RetrieveOptions } from "./retrieve.js";
 export { retrieveVideos, type ScoredVideo, type VideoRetrievalOptions } from "./video-retrieval.js";
 export { kMeansPlusPlus, selectFramesForQuery, selectKeyFrames, uniformFrames, type FeatureFrame } from "./frame-selection.js";
 export { isKindCue, questionKinds, type QuestionKind } from "./question-kind.js";

@@ -17,7 +17,7 @@ import type {
   TextEmbedder,
   Warning,
 } from "../spec/index.js";
-import { VideoRagError, toVideoRagError } from "../spec/index.js";
+import { VideoRagError, retrievalDefaults, retrievalModes, toVideoRagError } from "../spec/index.js";
 import { bm25Clips, clipKey, denseClips, visualClips, type ScoredClip } from "./clip-retrievers.js";
 import { reciprocalRankFusion } from "./fusion.js";
 import { graphClips } from "./graph-retrieval.js";
@@ -26,8 +26,6 @@ import { analyzeQuery } from "./query-analyzer.js";
 import { entityKeywords, sceneDescription } from "./query-rewrite.js";
 import { judgeRelevance } from "./relevance-filter.js";
 import { retrieveVideos } from "./video-retrieval.js";
-
-export const retrievalModes: readonly RetrievalMode[] = ["naive", "graph", "visual", "hybrid", "video"];
 
 export interface RetrieveOptions {
   mode: RetrievalMode;
@@ -38,7 +36,7 @@ export interface RetrieveOptions {
   llm?: LanguageModel;
   textEmbedder?: TextEmbedder;
   imageText?: ImageTextEncoder;
-  /** `video` mode: weight of text against visual evidence; default 0.7. */
+  /** `video` mode: weight of text against visual evidence; default `retrievalDefaults.alpha` (0.7). */
   alpha?: number;
   /** `hybrid` mode: ask the language model to drop irrelevant clips; default true when there is one. */
   filter?: boolean;
@@ -77,7 +75,7 @@ const minimumCandidates = 50;
  * lite graph's entities are noun phrases, and a chunk naming several of the question's words is mostly what BM25
  * already found; a graph read by a language model (`retrieval.graphWeight` in the configuration) deserves more.
  */
-export const hybridGraphWeight = 0.01;
+export const hybridGraphWeight = retrievalDefaults.graphWeight;
 /** Clips the relevance filter judges at most, one model call each. */
 const maxJudged = 10;
 /** Videos whose clips answer in `video` mode. */
@@ -106,7 +104,7 @@ function videoOrder(clips: RetrievedClip[]): { videoId: string; score: number }[
 /** Clips for a question in one mode. Throws ARGUMENT_INVALID for an unknown mode. */
 export async function retrieve(store: Store, question: string, options: RetrieveOptions): Promise<Retrieval> {
   const { mode, llm, textEmbedder, imageText, signal } = options;
-  if (!retrievalModes.includes(mode)) {
+  if (!(retrievalModes as readonly string[]).includes(mode)) {
     throw new VideoRagError("ARGUMENT_INVALID", `unknown retrieval mode "${String(mode)}"; use one of ${retrievalModes.join(", ")}`);
   }
   const limit = options.limit ?? 20;
@@ -164,7 +162,7 @@ export async function retrieve(store: Store, question: string, options: Retrieve
   }
   if (mode === "video") {
     const description = imageText ? await scene() : analyzeQuery(question).terms.map((term) => term.text).join(" ");
-    const videos = await timed(() => retrieveVideos(store, question, { limit: candidates, alpha: options.alpha ?? 0.7, scene: description, imageText, signal, ...(options.videoIds ? { videoIds: options.videoIds } : {}) }));
+    const videos = await timed(() => retrieveVideos(store, question, { limit: candidates, alpha: options.alpha ?? retrievalDefaults.alpha, scene: description, imageText, signal, ...(options.videoIds ? { videoIds: options.videoIds } : {}) }));
     const top = videos.slice(0, answerVideos).map((video) => video.videoId);
     const rank = new Map(top.map((videoId, index) => [videoId, index]));
     const within = { ...scope, videoIds: top };

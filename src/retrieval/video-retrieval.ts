@@ -1,7 +1,7 @@
 // Whole-video retrieval for corpus questions (the corpus VideoRAG design): each video scored by its text evidence and
 // its visual evidence, each scaled to the best video's, fused as α·text + (1−α)·visual.
 
-import { imageSpace } from "../ingest/vector-spaces.js";
+import { imageSpace } from "../spec/index.js";
 import type { ImageTextEncoder, Store, VideoHit } from "../spec/index.js";
 import { analyzeQuery } from "./query-analyzer.js";
 import { defaultLexicalSettings } from "./lexical-settings.js";

@@ -1,5 +1,6 @@
 // The vocabulary of videorag: types and errors only, no I/O.
 export * from "./errors.js";
+export * from "./vocabulary.js";
 export type * from "./model.js";
 export type * from "./providers.js";
 export type * from "./store.js";

@@ -1,5 +1,7 @@
 // The vocabulary of the engine: videos, clips, time-coded text, frames, hits, citations, answers. Types only.
 
+import type { RetrievalMode } from "./vocabulary.js";
+
 /** Where a piece of text came from. */
 export type SegmentSource = "subtitle" | "speech" | "screen" | "transcript" | "visual" | "caption";
 
@@ -67,8 +69,6 @@ export interface Hit {
   provenance?: HitProvenance[];
 }
 
-/** The retrieval modes: text (BM25 + dense), the knowledge graph, frames, both combined, or whole videos. */
-export type RetrievalMode = "naive" | "graph" | "visual" | "hybrid" | "video";
 
 /** How one retriever found a clip. */
 export interface HitProvenance {

@@ -756,6 +756,17 @@ export function runStoreConformance(name: string, open: OpenStore): void {
       await assert.rejects(() => store.setEntityDescriptions([{ key: again.key, description: 7 as unknown as string }]), invalidArgument(/description/));
     });
 
+    withStore("change sequences never go back, even when the entity holding the largest is removed", async (store) => {
+      await store.commitVideo(withGraph(sampleVideo("a", ["one"]), [{ entities: [["Popeye", "person", "a sailor"]] }]));
+      await store.commitVideo(withGraph(sampleVideo("b", ["two"]), [{ entities: [["Bluto", "person", "a brute"]] }]));
+      const bluto = await store.getEntity("bluto");
+      assert.ok(bluto);
+      await store.removeVideo("b");
+      await store.commitVideo(withGraph(sampleVideo("c", ["three"]), [{ entities: [["Olive Oyl", "person", "his sweetheart"]] }]));
+      const olive = await store.getEntity("olive oyl");
+      assert.ok(olive && olive.changeSequence > bluto.changeSequence, `${olive?.changeSequence} after ${bluto.changeSequence}`);
+    });
+
     withStore("a graph that contradicts itself or the video is ARGUMENT_INVALID, and the commit writes nothing", async (store) => {
       const good = withGraph(sampleVideo("a", ["popeye", "olive"]), [
         { entities: [["Popeye", "person", "a sailor"]] },

@@ -274,8 +274,20 @@ CREATE INDEX clip_stages_by_status ON clip_stages (status, video_key, clip_index
 CREATE INDEX clip_stages_by_stage ON clip_stages (stage, key);
 `;
 
+/**
+ * Version 6: change sequences come from a counter that only grows. Taken as max + 1, the sequence went back when the
+ * entity holding the largest one was removed, and a description read before could then pass as current.
+ */
+const schemaV6 = `
+CREATE TABLE sequences (
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO sequences (name, value) SELECT 'entity-change', coalesce(max(change_sequence), 0) FROM entities;
+`;
+
 /** Migrations by the version they lead to; index 0 creates version 1. */
-const migrations: (string | ((db: Database.Database) => void))[] = [schemaV1, schemaV2, schemaV3, schemaV4, schemaV5];
+const migrations: (string | ((db: Database.Database) => void))[] = [schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6];
 
 export const schemaVersion = migrations.length;
 

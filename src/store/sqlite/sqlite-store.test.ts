@@ -234,6 +234,8 @@ test("a library written with schema 3 files its entity vectors into buckets when
   raw.exec(`DROP TABLE clip_stages; DROP INDEX segments_by_clip; ALTER TABLE segments DROP COLUMN clip_index;
     ALTER TABLE clips DROP COLUMN speech_seconds; ALTER TABLE clips DROP COLUMN speech_regions;
     ALTER TABLE clips DROP COLUMN screen_changes; ALTER TABLE clips DROP COLUMN asked;`);
+  // And version 6's counter.
+  raw.exec(`DROP TABLE sequences;`);
   raw.pragma("user_version = 3");
   raw.close();
 
@@ -360,6 +362,26 @@ test("a write that outwaits the busy timeout fails with a retryable STORE_LOCKED
     assert.deepEqual(await store.listVideos(), [], "readers still work while another process writes");
   } finally {
     holder.kill();
+    await store.close();
+  }
+});
+
+test("a schema 5 library continues its change sequence from the largest it holds", async () => {
+  const path = freshPath();
+  const first = openSqliteStore(path);
+  await first.commitVideo(namedGraph("a", ["person0"], [new Float32Array(16).fill(0.5)]));
+  const before = (await first.getEntity("person0"))?.changeSequence ?? Number.NaN;
+  await first.close();
+  const raw = new Database(path);
+  raw.exec(`DROP TABLE sequences;`);
+  raw.pragma("user_version = 5");
+  raw.close();
+  const store = openSqliteStore(path);
+  try {
+    await store.commitVideo(namedGraph("b", ["person1"], [new Float32Array(16).fill(-0.5)]));
+    const after = (await store.getEntity("person1"))?.changeSequence ?? Number.NaN;
+    assert.ok(after > before, `${after} after ${before}`);
+  } finally {
     await store.close();
   }
 });

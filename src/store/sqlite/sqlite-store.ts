@@ -439,7 +439,7 @@ function prepareGraphStatements(db: Database.Database) {
     insertRelation: db.prepare(`INSERT INTO relations (source_key, target_key) VALUES (?, ?) RETURNING key`).pluck(),
     insertRelationSource: db.prepare(`INSERT INTO relation_sources (relation_key, video_key, chunk_index, description,
         strength) VALUES (?, ?, ?, ?, ?)`),
-    lastChangeSequence: db.prepare(`SELECT max(change_sequence) FROM entities`).pluck(),
+    nextChangeSequence: db.prepare(`UPDATE sequences SET value = value + 1 WHERE name = 'entity-change' RETURNING value`).pluck(),
     markStale: db.prepare(`UPDATE entities SET stale = 1, change_sequence = ?
       WHERE key IN (SELECT value FROM json_each(?))`),
     videoEntityKeys: db.prepare(`SELECT DISTINCT entity_key FROM entity_sources WHERE video_key = ?`).pluck(),
@@ -691,7 +691,7 @@ class SqliteStore implements Store {
    * description written from sources read before this change is refused.
    */
   private nextChangeSequence(): number {
-    return ((this.statements.lastChangeSequence.get() as number | undefined) ?? 0) + 1;
+    return this.statements.nextChangeSequence.get() as number;
   }
 
   /** Rewrites an entity's FTS row from its name, its aliases and its description; contentless rows cannot be updated. */
