@@ -1,12 +1,13 @@
 // The videorag command line: argument parsing over the library API. Sets process.exitCode, never calls process.exit.
 
 import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { formatCitation, formatTimestamp, stripCitations } from "../answer/index.js";
 import { answerJson, hitJson, videoJson } from "../api/index.js";
 import { loadConfig } from "../config/index.js";
 import { evalRetrieval, loadQuestions, rougeL } from "../eval/index.js";
-import { openLibrary, type Library, type LibraryOptions } from "../library.js";
+import { defaultLibraryPath, openLibrary, type Library, type LibraryOptions } from "../library.js";
 import { serveMcp } from "../mcp/index.js";
 import { diagnose } from "../providers/doctor.js";
 import { listModels, modelsDir, pullModels, verifyModels } from "../providers/models/index.js";
@@ -14,6 +15,7 @@ import { VideoRagError, retrievalModes, type HitProvenance, type RetrievalMode, 
 import { packageVersion } from "../package-version.js";
 import { checkExposure, startServer } from "../server/index.js";
 import { reportError } from "./exit-codes.js";
+import { queueCommand, queueIngestCommand, workerCommand } from "./queue-commands.js";
 import { createCountPrinter, createExtractionPrinter, createProgressPrinter, formatSummary } from "./progress.js";
 
 const usage = `videorag — ask questions of a library of videos; answers cite the video and the second.
@@ -37,6 +39,11 @@ Server:
   videorag serve [--port 7860] [--host 127.0.0.1] [--token <t>] [--media-root <dir>...]
                                               HTTP API and web UI; any host but loopback needs --token or $VIDEORAG_TOKEN
 
+Many machines (jobs on a Redis queue; workers share the files and the library folder):
+  videorag ingest --queue <redis-url> [--wait] <inputs...>   enqueue one job per file (--wait: show progress until done)
+  videorag worker --queue <redis-url> [--concurrency 1]      run ingest jobs into --library until Ctrl-C
+  videorag queue status --queue <redis-url> [--json]          waiting, active, failed (with error codes) and done jobs
+
 Models:
   videorag doctor                             which provider runs each stage, whether it is reachable, what falls back
   videorag models list | verify [names...]    known models, whether they are in the models folder, sha256 checks
@@ -56,6 +63,7 @@ Options:
   --no-extract      ask: answer from what is indexed now, run no deferred stage
   --budget <n>      extract: at most this many clips; --all (the default) runs every pending clip
   --no-ocr, --no-speech, --no-visual  turn off screen text / speech recognition / detection and captions during ingest
+  --queue <url>     redis://[user:password@]host:port of the job queue (default $VIDEORAG_QUEUE)
   -h, --help`;
 
 const options = {
@@ -83,6 +91,9 @@ const options = {
   token: { type: "string" },
   "media-root": { type: "string", multiple: true },
   cors: { type: "string", multiple: true },
+  queue: { type: "string" },
+  wait: { type: "boolean" },
+  concurrency: { type: "string" },
   help: { type: "boolean", short: "h" },
 } satisfies ParseArgsConfig["options"];
 
@@ -182,6 +193,11 @@ async function interruptible(message: string, work: (signal: AbortSignal) => Pro
 
 async function ingestCommand(values: Values, inputs: string[]): Promise<void> {
   if (inputs.length === 0 && !values.transcripts) throw new VideoRagError("ARGUMENT_INVALID", "ingest needs files, folders or --transcripts <dir>");
+  if (values.queue) {
+    if (values.transcripts) throw new VideoRagError("ARGUMENT_INVALID", "--transcripts cannot go through the queue yet; ingest transcripts without --queue");
+    const library = resolve(values.library ?? loadConfig({ file: values.config }).config.library ?? defaultLibraryPath());
+    return interruptible("interrupted; the queued jobs stay queued", (signal) => queueIngestCommand(values, inputs, library, signal));
+  }
   await interruptible("interrupted; run the same ingest again to resume", async (signal) => {
     await withLibrary(values, async (library) => {
       const reports = [];
@@ -530,6 +546,10 @@ export async function main(argv: string[]): Promise<void> {
         return await serveCommand(values);
       case "mcp":
         return await mcpCommand(values);
+      case "worker":
+        return await workerCommand(values, (work) => withLibrary(values, work));
+      case "queue":
+        return await queueCommand(values, rest);
       default:
         throw new VideoRagError("ARGUMENT_INVALID", `unknown command "${command}" (see videorag --help)`);
     }

@@ -1,0 +1,82 @@
+// Enqueues ingest jobs, one per file, for workers on any machine that reaches the same Redis and the same files.
+
+import { createHash } from "node:crypto";
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { VideoRagError } from "../spec/index.js";
+import { openIngestQueue, queueHost } from "./connection.js";
+
+/** What a job carries: enough for any worker to ingest the file into the library. */
+export interface IngestJobData {
+  /** Absolute path of the file; workers must see it at the same path (a shared file system). */
+  path: string;
+  /** Absolute path of the library folder the video goes into. */
+  library: string;
+  incremental: boolean;
+}
+
+/** A job the enqueue asked for. */
+export interface EnqueuedJob {
+  id: string;
+  path: string;
+  /** added: a new job; queued: the same file (same size and modification time) already had one; retried: its job had failed and runs again. */
+  state: "added" | "queued" | "retried";
+}
+
+export interface EnqueueOptions {
+  /** Commit only the light index (see `IngestOptions.incremental`). */
+  incremental?: boolean;
+}
+
+/** Tries per job for failures that may pass (a model server down, the library busy); bad input is not tried again. */
+export const ingestAttempts = 3;
+
+/**
+ * The job id: the library, the file and its size and modification time, hashed. Enqueuing an unchanged file twice finds
+ * the first job instead of adding a second; a changed file gets a new job.
+ */
+export async function ingestJobId(library: string, path: string): Promise<string> {
+  const info = await stat(path).catch(() => undefined);
+  const version = info ? `${info.size}:${info.mtimeMs}` : "missing";
+  return `ingest-${createHash("sha256").update(`${library}\n${path}\n${version}`).digest("hex").slice(0, 32)}`;
+}
+
+/** Adds one ingest job per file (files, not folders: expand those first) and returns at once. */
+export async function enqueueIngest(queueUrl: string, library: string, files: string[], options: EnqueueOptions = {}): Promise<EnqueuedJob[]> {
+  const queue = await openIngestQueue(queueUrl);
+  const libraryPath = resolve(library);
+  try {
+    const jobs: EnqueuedJob[] = [];
+    for (const file of files) {
+      const path = resolve(file);
+      const id = await ingestJobId(libraryPath, path);
+      const existing = await queue.getJob(id);
+      if (existing) {
+        // A job that failed for good is tried again when its file is enqueued again; any other is left as it is.
+        const failed = (await existing.getState()) === "failed";
+        if (failed) await existing.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
+        jobs.push({ id, path, state: failed ? "retried" : "queued" });
+        continue;
+      }
+      await queue.add(
+        "ingest",
+        { path, library: libraryPath, incremental: options.incremental ?? false },
+        { jobId: id, attempts: ingestAttempts, backoff: { type: "exponential", delay: 5000 } },
+      );
+      jobs.push({ id, path, state: "added" });
+    }
+    return jobs;
+  } catch (error) {
+    throw queueError(error, queueUrl);
+  } finally {
+    await queue.close();
+  }
+}
+
+/** Errors from Redis become one VideoRagError whose message names the server by host and port only. */
+export function queueError(error: unknown, queueUrl: string): unknown {
+  if (VideoRagError.isInstance(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const host = queueHost(queueUrl);
+  return new VideoRagError("STORE_FAILED", `the job queue at ${host} failed: ${message.replaceAll(queueUrl, host)}`, { cause: error, retryable: true });
+}
