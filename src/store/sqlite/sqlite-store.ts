@@ -22,7 +22,6 @@ import type {
   GraphRelation,
   GraphSource,
   GraphStats,
-  KeyedRelation,
   LexicalQuery,
   Segment,
   SegmentSource,
@@ -37,6 +36,7 @@ import type {
   VideoGraph,
   VideoMatch,
 } from "../../spec/index.js";
+import { checkVector, chooseEntity, chunkSources, defaultMergeDistance, planGraph, type EntityCandidates } from "../../graph/merge-graph.js";
 import { migrate } from "./sqlite-schema.js";
 import { vectorBuckets } from "./vector-buckets.js";
 
@@ -73,7 +73,6 @@ const maxRepeatedWeight = 8;
 const entityFieldWeights = { name: 1, description: 0.2 };
 
 /** Cosine distance under which two differently named entities of one type are taken to be one, when the graph names none. */
-const defaultMergeDistance = 0.1;
 
 /** Chunks per entity that `entityChunks` returns when the caller names no limit. */
 const defaultChunksPerEntity = 50;
@@ -123,11 +122,6 @@ type VectorRow = [videoKey: number, clipIndex: number, timeSecond: number | null
 const vectorBytes = (vector: Float32Array): Buffer => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 
 /** Throws ARGUMENT_INVALID unless the vector is a non-empty Float32Array of finite numbers. */
-function checkVector(vector: unknown, what: string): asserts vector is Float32Array {
-  if (!(vector instanceof Float32Array) || vector.length === 0 || !vector.every(Number.isFinite)) {
-    throw new VideoRagError("ARGUMENT_INVALID", `${what} must be a non-empty Float32Array of finite numbers`);
-  }
-}
 
 /** Throws ARGUMENT_INVALID for a record that does not belong to the video or cannot be keyed. */
 function checkRecord(record: VectorRecord, videoId: string): void {
@@ -149,110 +143,6 @@ function checkRecord(record: VectorRecord, videoId: string): void {
   }
   checkVector(record.vector, where);
 }
-
-/** What one name of a video becomes when no entity of the library has it yet. */
-interface NamePlan {
-  /** As first written in the video. */
-  name: string;
-  /** The type the video gives it most often (the first of those tied). */
-  type: string;
-  vector?: Float32Array;
-}
-
-/**
- * Checks a video's graph against itself and the video's clips, throwing ARGUMENT_INVALID at the first inconsistency so
- * the commit writes nothing; returns the video's names in order of first appearance.
- */
-function planGraph(graph: VideoGraph, videoId: string, clipIndexes: Set<number>): Map<string, NamePlan> {
-  const invalid = (message: string): VideoRagError =>
-    new VideoRagError("ARGUMENT_INVALID", `the graph of ${videoId}: ${message}`, { subject: videoId });
-  const isText = (value: unknown): value is string => typeof value === "string";
-  const isFilled = (value: unknown): value is string => isText(value) && value.trim() !== "";
-
-  const chunkIndexes = new Set<number>();
-  for (const chunk of graph.chunks) {
-    const where = `chunk ${chunk.index}`;
-    if (!Number.isInteger(chunk.index) || chunk.index < 0) throw invalid(`${where} needs an index that is an integer ≥ 0`);
-    if (chunkIndexes.has(chunk.index)) throw invalid(`${where} is given twice`);
-    chunkIndexes.add(chunk.index);
-    if (!clipIndexes.has(chunk.clipStart) || !clipIndexes.has(chunk.clipEnd) || chunk.clipStart > chunk.clipEnd) {
-      throw invalid(`${where} spans clips ${chunk.clipStart}–${chunk.clipEnd}, which are not a range of the video's clips`);
-    }
-    if (!(Number.isFinite(chunk.startSecond) && Number.isFinite(chunk.endSecond) && chunk.startSecond <= chunk.endSecond)) {
-      throw invalid(`${where} needs a start and an end second, the start not after the end`);
-    }
-    if (!isText(chunk.text) || !(Number.isFinite(chunk.tokenCount) && chunk.tokenCount >= 0)) {
-      throw invalid(`${where} needs its text and a token count ≥ 0`);
-    }
-  }
-
-  const typeCounts = new Map<string, Map<string, number>>();
-  const firstNames = new Map<string, string>();
-  const extracted = new Set<number>();
-  for (const extraction of graph.extractions) {
-    const where = `the extraction of chunk ${extraction.chunkIndex}`;
-    if (!chunkIndexes.has(extraction.chunkIndex)) throw invalid(`${where} names no chunk of the video`);
-    if (extracted.has(extraction.chunkIndex)) throw invalid(`${where} is given twice`);
-    extracted.add(extraction.chunkIndex);
-    const names = new Set<string>();
-    for (const entity of extraction.entities) {
-      if (!isFilled(entity.nameKey) || !isFilled(entity.name) || !isFilled(entity.type) || !isText(entity.description)) {
-        throw invalid(`${where} has an entity without a name key, a name, a type or a description`);
-      }
-      if (names.has(entity.nameKey)) throw invalid(`${where} lists "${entity.nameKey}" twice`);
-      names.add(entity.nameKey);
-      if (!firstNames.has(entity.nameKey)) firstNames.set(entity.nameKey, entity.name.trim());
-      const type = entity.type.trim().toLowerCase();
-      const counts = typeCounts.get(entity.nameKey) ?? new Map<string, number>();
-      counts.set(type, (counts.get(type) ?? 0) + 1);
-      typeCounts.set(entity.nameKey, counts);
-    }
-    for (const relation of extraction.relations) {
-      for (const end of [relation.sourceKey, relation.targetKey]) {
-        if (!names.has(end)) throw invalid(`${where} relates "${String(end)}", which is not among the chunk's entities`);
-      }
-      if (!isText(relation.description) || !(Number.isFinite(relation.strength) && relation.strength >= 0)) {
-        throw invalid(`${where} has a relation without a description or a strength ≥ 0`);
-      }
-    }
-  }
-
-  const plans = new Map<string, NamePlan>();
-  for (const [nameKey, counts] of typeCounts) {
-    let type = "";
-    let most = 0;
-    for (const [candidate, count] of counts) {
-      if (count > most) [type, most] = [candidate, count];
-    }
-    plans.set(nameKey, { name: firstNames.get(nameKey) ?? nameKey, type });
-  }
-
-  const vectors = graph.entityVectors ?? [];
-  if (vectors.length > 0 && !isFilled(graph.entityVectorSpace)) {
-    throw invalid("entity vectors were given without the space they are in (entityVectorSpace)");
-  }
-  let dimensions: number | undefined;
-  for (const { nameKey, vector } of vectors) {
-    const plan = plans.get(nameKey);
-    if (!plan) throw invalid(`a vector was given for "${String(nameKey)}", which no chunk names`);
-    if (plan.vector) throw invalid(`two vectors were given for "${nameKey}"`);
-    checkVector(vector, `the vector of "${nameKey}"`);
-    dimensions ??= vector.length;
-    if (vector.length !== dimensions) {
-      throw invalid(`entity vectors have ${dimensions} and ${vector.length} dimensions in one space`);
-    }
-    plan.vector = vector;
-  }
-  const { mergeDistance } = graph;
-  if (mergeDistance !== undefined && !(Number.isFinite(mergeDistance) && mergeDistance >= 0 && mergeDistance <= 2)) {
-    throw invalid("mergeDistance must be a cosine distance from 0 to 2");
-  }
-  return plans;
-}
-
-/** Joins the distinct non-empty descriptions one chunk gives of what became one entity (e.g. two names merged). */
-const joinDescriptions = (descriptions: string[]): string =>
-  [...new Set(descriptions.map((text) => text.trim()).filter((text) => text !== ""))].join(" ");
 
 interface EntityRow {
   key: number;
@@ -497,7 +387,7 @@ class SqliteStore implements Store {
    * The nearest entity vector of one space and type, among all of them or among those sharing a bucket with the name;
    * absent without sqlite-vec, and entities then merge by name only.
    */
-  private readonly nearestEntity: { all: Database.Statement; bucketed: Database.Statement } | undefined;
+  private readonly nearestEntityStatements: { all: Database.Statement; bucketed: Database.Statement } | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -616,7 +506,7 @@ class SqliteStore implements Store {
         )
         .raw();
     // The bucketed search starts from the buckets (CROSS JOIN keeps that order), so only the vectors sharing one are read.
-    this.nearestEntity =
+    this.nearestEntityStatements =
       vectorSearchUnavailable === undefined
         ? {
             all: nearest("entity_vectors v"),
@@ -723,18 +613,20 @@ class SqliteStore implements Store {
     /** Per type: whether its vectors are few enough to compare a new name with each (counted once per commit). */
     const exactScan = new Map<string, boolean>();
     for (const [nameKey, plan] of plans) {
-      let key = this.statements.entityKeyByName.get({ nameKey }) as number | undefined;
-      if (key === undefined && plan.vector && space !== undefined) {
+      const candidates: EntityCandidates = { named: this.statements.entityKeyByName.get({ nameKey }) as number | undefined };
+      if (candidates.named === undefined && plan.vector && space !== undefined) {
         let exact = exactScan.get(plan.type);
         if (exact === undefined) {
           exact = (this.statements.entityVectorCount.get(space, plan.type) as number) <= this.exactMergeScanLimit;
           exactScan.set(plan.type, exact);
         }
-        key = this.nearestEntityKey(space, plan.type, plan.vector, mergeDistance, exact);
-        if (key !== undefined) {
-          this.statements.insertAlias.run(nameKey, key, plan.name);
-          aliased.add(key);
-        }
+        candidates.nearest = this.nearestEntity(space, plan.type, plan.vector, exact);
+      }
+      const chosen = chooseEntity(candidates, mergeDistance);
+      let key = chosen?.key;
+      if (chosen?.alias) {
+        this.statements.insertAlias.run(nameKey, chosen.key, plan.name);
+        aliased.add(chosen.key);
       }
       if (key === undefined) {
         key = this.statements.insertEntity.get(nameKey, plan.name, plan.type, sequence) as number;
@@ -751,54 +643,32 @@ class SqliteStore implements Store {
 
     const keyOf = (nameKey: string): number => entityKeys.get(nameKey) as number;
     for (const extraction of graph.extractions) {
-      // Two names of one chunk may have become one entity; it still gets one source per chunk.
-      const descriptions = new Map<number, string[]>();
-      for (const entity of extraction.entities) {
-        const key = keyOf(entity.nameKey);
-        const texts = descriptions.get(key);
-        if (texts) texts.push(entity.description);
-        else descriptions.set(key, [entity.description]);
+      const sources = chunkSources(extraction, keyOf);
+      for (const { entityKey, description } of sources.entities) {
+        this.statements.insertEntitySource.run(entityKey, videoKey, extraction.chunkIndex, description);
       }
-      for (const [key, texts] of descriptions) {
-        this.statements.insertEntitySource.run(key, videoKey, extraction.chunkIndex, joinDescriptions(texts));
-      }
-      // Undirected, one source per pair and chunk: the strongest statement of it stands for the chunk.
-      const strongest = new Map<string, { sourceKey: number; targetKey: number; relation: KeyedRelation }>();
-      for (const relation of extraction.relations) {
-        const [sourceKey, targetKey] = [keyOf(relation.sourceKey), keyOf(relation.targetKey)].sort((a, b) => a - b) as [
-          number,
-          number,
-        ];
-        if (sourceKey === targetKey) continue;
-        const pair = `${sourceKey}:${targetKey}`;
-        const held = strongest.get(pair);
-        if (!held || relation.strength > held.relation.strength) strongest.set(pair, { sourceKey, targetKey, relation });
-      }
-      for (const { sourceKey, targetKey, relation } of strongest.values()) {
+      for (const { sourceKey, targetKey, description, strength } of sources.relations) {
         const relationKey =
           (this.statements.relationByPair.get(sourceKey, targetKey) as number | undefined) ??
           (this.statements.insertRelation.get(sourceKey, targetKey) as number);
-        this.statements.insertRelationSource.run(
-          relationKey, videoKey, extraction.chunkIndex, relation.description.trim(), relation.strength,
-        );
+        this.statements.insertRelationSource.run(relationKey, videoKey, extraction.chunkIndex, description, strength);
       }
     }
   }
 
   /**
-   * The entity of this type whose vector is nearest, if within `mergeDistance`, among all its vectors (`exact`) or those
-   * sharing a bucket with this one; undefined when none is or cannot be searched.
+   * The entity of this type whose vector is nearest, among all its vectors (`exact`) or those sharing a bucket with this
+   * one; undefined when there is none or it cannot be searched.
    */
-  private nearestEntityKey(space: string, type: string, vector: Float32Array, mergeDistance: number, exact: boolean): number | undefined {
+  private nearestEntity(space: string, type: string, vector: Float32Array, exact: boolean): EntityCandidates["nearest"] {
     // A zero vector has no direction, so it is near nothing.
-    if (!this.nearestEntity || vector.every((value) => value === 0)) return undefined;
+    if (!this.nearestEntityStatements || vector.every((value) => value === 0)) return undefined;
     const parameters = { vector: vectorBytes(vector), space, type, bytes: vector.byteLength };
+    const statements = this.nearestEntityStatements;
     const row = (
-      exact ? this.nearestEntity.all.get(parameters) : this.nearestEntity.bucketed.get({ ...parameters, buckets: JSON.stringify(vectorBuckets(vector)) })
-    ) as
-      | [entityKey: number, distance: number | null]
-      | undefined;
-    return row && row[1] !== null && row[1] <= mergeDistance ? row[0] : undefined;
+      exact ? statements.all.get(parameters) : statements.bucketed.get({ ...parameters, buckets: JSON.stringify(vectorBuckets(vector)) })
+    ) as [entityKey: number, distance: number | null] | undefined;
+    return row && row[1] !== null ? { key: row[0], distance: row[1] } : undefined;
   }
 
   /** Entities with their ready sources, in the order of `rows`. */
