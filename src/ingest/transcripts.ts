@@ -204,7 +204,7 @@ export async function ingestTranscripts(
     } catch (error) {
       const failure = toVideoRagError(error);
       // The store failing is not this file's fault: stop rather than fail the rest one by one.
-      if (failure.code === "STORE_FAILED" || failure.code === "STORE_LOCKED") throw failure;
+      if (failure.code.startsWith("STORE_")) throw failure;
       result = { path: file.path, videoId: file.id, status: "failed", error: { code: failure.code, message: failure.message }, durationSeconds: 0, clipCount: 0, stageSeconds: {}, warnings: [], notes: [] };
     }
     results.push(result);

@@ -47,6 +47,10 @@ export interface TestPostgres {
   url: string;
   /** Stops the server at once (no checkpoint) and deletes its folder; calling it again does nothing. */
   stop(): Promise<void>;
+  /** Stops the server at once, as a crash would, and starts it again on the same port with the same data. */
+  restart(options?: { downMs?: number }): Promise<void>;
+  /** Creates an empty database and returns its URL. */
+  createDatabase(): Promise<string>;
 }
 
 // Runs a PostgreSQL program as the user that owns the clusters.
@@ -88,12 +92,24 @@ export async function startPostgres(): Promise<TestPostgres> {
         throw new Error(`PostgreSQL did not start: ${readLog(logFile) || String(error)}`, { cause: error });
       }
       running.add(folder);
+      const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+      let databases = 0;
       return {
-        url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+        url,
         async stop() {
           if (!running.delete(folder)) return;
           await run(...command("pg_ctl", ["-D", dataDir, "-m", "immediate", "stop"]));
           rmSync(folder, { recursive: true, force: true });
+        },
+        async restart({ downMs = 0 } = {}) {
+          await run(...command("pg_ctl", ["-D", dataDir, "-m", "immediate", "stop"]));
+          await new Promise((resolve) => setTimeout(resolve, downMs));
+          await run(...command("pg_ctl", ["-D", dataDir, "-l", logFile, "-o", options, "-w", "start"]));
+        },
+        async createDatabase() {
+          const name = `test_${process.pid}_${++databases}`;
+          await run(...command("psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", "postgres", "-qc", `CREATE DATABASE ${name}`]));
+          return `postgres://postgres@127.0.0.1:${port}/${name}`;
         },
       };
     }

@@ -1,0 +1,283 @@
+// BM25 in SQL from term statistics, computed exactly as SQLite's FTS5 bm25() does (k1 = 1.2, b = 0.75), so a library
+// ranks the same on both stores:
+//   score(doc) = Σ over query phrases of idf · f·(k1 + 1) / (f + k1·(1 − b + b·|doc| / avgdl))
+// where f is the phrase's count in each searched field times the field's weight, |doc| the document's tokens in every
+// field (plus one for the video token FTS5's `video` column holds in the clip and video indexes), avgdl the mean of
+// that over the index, and idf = ln((N − n + 0.5) / (n + 0.5)) (at least 1e-6) with n the documents holding the phrase
+// in the searched fields. A term weighted w counts w times, as a term repeated w times does in an FTS5 query.
+//
+// Each document keeps its distinct terms with their counts per field; `lexical_terms` keeps, per term, how many
+// documents hold it in each non-empty set of fields (7 counts for 3 fields, a bit per field), so n is one lookup
+// whichever fields a query searches. Phrases (quoted, or a term that tokenizes into several words) are counted from
+// the documents' text, found through the GIN index as documents holding every word of the phrase.
+
+import type { PoolClient } from "pg";
+import { countPhrase, type Fts5Tokens } from "./fts5-tokens.js";
+
+/** The three indexes and their fields: clip documents, whole-video documents, entities (name and aliases, description). */
+export const lexicalIndexes = { clip: 0, video: 1, entity: 2 } as const;
+export type LexicalIndexName = keyof typeof lexicalIndexes;
+
+const k1 = 1.2;
+const b = 0.75;
+
+/** A document to index: its owner's key, the video it belongs to (clip and video documents), its fields' text. */
+export interface LexicalDocument {
+  key: number;
+  videoKey?: number;
+  fields: string[];
+}
+
+export interface LexicalSearch {
+  /** Query terms (raw text; tokenized here) with weights > 0. */
+  terms: Map<string, number>;
+  phrases: string[];
+  /** One weight per field of the index. */
+  fieldWeights: number[];
+  limit: number;
+  /** Only documents of these videos (clip and video indexes). */
+  videoKeys?: number[];
+}
+
+/** Reads documents' field text back, for counting phrases. */
+export type FieldLoader = (client: PoolClient, keys: number[]) => Promise<Map<number, string[]>>;
+
+/** Whether documents of this index carry FTS5's extra `video` token in their length. */
+const videoToken = (index: LexicalIndexName): number => (index === "entity" ? 0 : 1);
+
+/** A document's fields as a bit mask of those holding the term, from its counts per field. */
+const fieldMask = (counts: number[]): number => counts.reduce((mask, count, field) => (count > 0 ? mask | (1 << field) : mask), 0);
+
+/** The 7 per-field-set counts a document adds for a term present in the fields of `mask`. */
+const maskCounts = (mask: number): number[] => Array.from({ length: 7 }, (_, set) => ((set + 1) & mask ? 1 : 0));
+
+export class LexicalIndex {
+  constructor(private readonly tokens: Fts5Tokens) {}
+
+  /** Replaces (or adds) documents, keeping term statistics and totals in step; inside the caller's transaction. */
+  async put(client: PoolClient, index: LexicalIndexName, documents: LexicalDocument[]): Promise<void> {
+    if (documents.length === 0) return;
+    await this.remove(client, index, documents.map((document) => document.key));
+    const analysed = this.tokens.terms(documents.map((document) => document.fields));
+    const delta = new Map<string, number[]>();
+    const rows = { keys: [] as number[], videos: [] as (number | null)[], terms: [] as string[], f0: [] as string[], f1: [] as string[], f2: [] as string[], lengths: [] as number[] };
+    let tokens = 0;
+    for (const [position, document] of documents.entries()) {
+      const fields = analysed[position] ?? [];
+      const terms = [...new Set(fields.flatMap((field) => [...field.counts.keys()]))].sort();
+      const perField = [0, 1, 2].map((field) => terms.map((term) => Math.min(fields[field]?.counts.get(term) ?? 0, 32767)));
+      const length = fields.reduce((sum, field) => sum + field.tokens, 0) + videoToken(index);
+      for (const [position, term] of terms.entries()) {
+        addCounts(delta, term, maskCounts(fieldMask(perField.map((counts) => counts[position] ?? 0))), 1);
+      }
+      rows.keys.push(document.key);
+      rows.videos.push(document.videoKey ?? null);
+      rows.terms.push(terms.join("\u001f"));
+      rows.f0.push((perField[0] ?? []).join(","));
+      rows.f1.push((perField[1] ?? []).join(","));
+      rows.f2.push((perField[2] ?? []).join(","));
+      rows.lengths.push(length);
+      tokens += length;
+    }
+    await client.query(
+      `INSERT INTO lexical_docs (index, key, video_key, terms, f0, f1, f2, length)
+        SELECT $1, d.key, d.video_key, CASE WHEN d.terms = '' THEN '{}'::text[] ELSE string_to_array(d.terms, E'\\x1f') END,
+          string_to_array(d.f0, ',')::smallint[], string_to_array(d.f1, ',')::smallint[], string_to_array(d.f2, ',')::smallint[],
+          d.length
+        FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[])
+          AS d(key, video_key, terms, f0, f1, f2, length)`,
+      [lexicalIndexes[index], rows.keys, rows.videos, rows.terms, rows.f0, rows.f1, rows.f2, rows.lengths],
+    );
+    await this.applyStatistics(client, index, delta, documents.length, tokens);
+  }
+
+  /** Removes documents by key (those not there are ignored), keeping statistics in step. */
+  async remove(client: PoolClient, index: LexicalIndexName, keys: number[]): Promise<void> {
+    if (keys.length === 0) return;
+    const { rows } = await client.query<{ terms: string[]; f0: number[]; f1: number[]; f2: number[]; length: number }>(
+      `DELETE FROM lexical_docs WHERE index = $1 AND key = ANY($2::bigint[]) RETURNING terms, f0, f1, f2, length`,
+      [lexicalIndexes[index], keys],
+    );
+    await this.forget(client, index, rows);
+  }
+
+  /** Removes every document of a video (clip and video indexes). */
+  async removeVideo(client: PoolClient, index: LexicalIndexName, videoKey: number): Promise<void> {
+    const { rows } = await client.query<{ terms: string[]; f0: number[]; f1: number[]; f2: number[]; length: number }>(
+      `DELETE FROM lexical_docs WHERE index = $1 AND video_key = $2 RETURNING terms, f0, f1, f2, length`,
+      [lexicalIndexes[index], videoKey],
+    );
+    await this.forget(client, index, rows);
+  }
+
+  private async forget(
+    client: PoolClient,
+    index: LexicalIndexName,
+    rows: { terms: string[]; f0: number[]; f1: number[]; f2: number[]; length: number }[],
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    const delta = new Map<string, number[]>();
+    let tokens = 0;
+    for (const row of rows) {
+      for (const [position, term] of row.terms.entries()) {
+        addCounts(delta, term, maskCounts(fieldMask([row.f0[position] ?? 0, row.f1[position] ?? 0, row.f2[position] ?? 0])), -1);
+      }
+      tokens += row.length;
+    }
+    await this.applyStatistics(client, index, delta, -rows.length, -tokens);
+  }
+
+  /** Adds per-term counts and totals; terms in a fixed order, so two writers lock rows in the same order. */
+  private async applyStatistics(client: PoolClient, index: LexicalIndexName, delta: Map<string, number[]>, documents: number, tokens: number): Promise<void> {
+    const terms = [...delta.keys()].sort();
+    if (terms.length > 0) {
+      await client.query(
+        `INSERT INTO lexical_terms (index, term, documents)
+          SELECT $1, t.term, string_to_array(t.counts, ',')::integer[] FROM unnest($2::text[], $3::text[]) AS t(term, counts)
+          ORDER BY t.term
+          ON CONFLICT (index, term) DO UPDATE SET documents = ARRAY(
+            SELECT a + b FROM unnest(lexical_terms.documents, excluded.documents) WITH ORDINALITY AS x(a, b, i) ORDER BY i)`,
+        [lexicalIndexes[index], terms, terms.map((term) => (delta.get(term) ?? []).join(","))],
+      );
+      if (documents < 0) {
+        await client.query(`DELETE FROM lexical_terms WHERE index = $1 AND term = ANY($2::text[]) AND documents[7] <= 0`, [
+          lexicalIndexes[index],
+          terms,
+        ]);
+      }
+    }
+    await client.query(`UPDATE lexical_totals SET documents = documents + $2, tokens = tokens + $3 WHERE index = $1`, [
+      lexicalIndexes[index],
+      documents,
+      tokens,
+    ]);
+  }
+
+  /** How many documents hold each term (any field) and how many documents there are. */
+  async documentFrequency(client: PoolClient, index: LexicalIndexName, texts: string[], loadFields: FieldLoader): Promise<{ frequencies: Map<string, number>; documentCount: number }> {
+    const totals = await this.totals(client, index);
+    const frequencies = new Map<string, number>();
+    const single = new Map<string, string>();
+    for (const text of new Set(texts)) {
+      const tokens = this.tokens.tokens(text);
+      if (tokens.length === 0) frequencies.set(text, 0);
+      else if (tokens.length === 1) single.set(text, tokens[0] as string);
+      else frequencies.set(text, (await this.phraseHits(client, index, tokens, [1, 1, 1], loadFields)).size);
+    }
+    const counts = await this.termCounts(client, index, [...new Set(single.values())], 7);
+    for (const [text, term] of single) frequencies.set(text, counts.get(term) ?? 0);
+    return { frequencies, documentCount: totals.documents };
+  }
+
+  /** Best documents first, as [key, score]; ties by key. */
+  async search(client: PoolClient, index: LexicalIndexName, query: LexicalSearch, loadFields: FieldLoader): Promise<[number, number][]> {
+    const weights = query.fieldWeights;
+    const mask = fieldMask(weights);
+    if (mask === 0 || query.limit <= 0) return [];
+    // Terms that tokenize into one word are ranked in SQL; several words make a phrase, counted from the text.
+    const single = new Map<string, number>();
+    const phrases: { tokens: string[]; weight: number }[] = [];
+    for (const [text, weight] of query.terms) {
+      const tokens = this.tokens.tokens(text);
+      if (tokens.length === 1) single.set(tokens[0] as string, (single.get(tokens[0] as string) ?? 0) + weight);
+      else if (tokens.length > 1) phrases.push({ tokens, weight });
+    }
+    for (const phrase of query.phrases) {
+      const tokens = this.tokens.tokens(phrase);
+      if (tokens.length === 1) single.set(tokens[0] as string, (single.get(tokens[0] as string) ?? 0) + 1);
+      else if (tokens.length > 1) phrases.push({ tokens, weight: 1 });
+    }
+    if (single.size === 0 && phrases.length === 0) return [];
+    const totals = await this.totals(client, index);
+    if (totals.documents === 0) return [];
+    const averageLength = totals.tokens / totals.documents;
+    const idf = (hits: number): number => Math.max(Math.log((totals.documents - hits + 0.5) / (hits + 0.5)), 1e-6);
+
+    const scores = new Map<number, number>();
+    if (single.size > 0) {
+      const terms = [...single.keys()];
+      const hits = await this.termCounts(client, index, terms, mask);
+      const termWeights = terms.map((term) => (single.get(term) ?? 0) * idf(hits.get(term) ?? 0));
+      const { rows } = await client.query<{ key: number; score: number }>(
+        `WITH q AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS q(term, weight))
+        SELECT d.key, sum(q.weight * m.f * ${k1 + 1} / (m.f + ${k1} * (${1 - b} + ${b} * d.length / $4::float8)))::float8 AS score
+        FROM lexical_docs d
+          CROSS JOIN LATERAL (
+            SELECT u.term, coalesce(u.a, 0) * $5::float8 + coalesce(u.b, 0) * $6::float8 + coalesce(u.c, 0) * $7::float8 AS f
+            FROM unnest(d.terms, d.f0, d.f1, d.f2) AS u(term, a, b, c) WHERE u.term = ANY($2::text[])
+          ) m
+          JOIN q ON q.term = m.term
+        WHERE d.index = $1 AND d.terms && $2::text[] AND m.f > 0 ${query.videoKeys ? "AND d.video_key = ANY($9::bigint[])" : ""}
+        GROUP BY d.key ORDER BY score DESC, d.key LIMIT $8`,
+        [
+          lexicalIndexes[index], terms, termWeights, averageLength, weights[0] ?? 0, weights[1] ?? 0, weights[2] ?? 0,
+          phrases.length > 0 ? null : Math.floor(query.limit),
+          ...(query.videoKeys ? [query.videoKeys] : []),
+        ],
+      );
+      for (const row of rows) scores.set(row.key, row.score);
+    }
+    if (phrases.length === 0) return [...scores];
+
+    for (const phrase of phrases) {
+      const hits = await this.phraseHits(client, index, phrase.tokens, weights, loadFields);
+      const weight = phrase.weight * idf(hits.size);
+      const allowed = query.videoKeys ? new Set(query.videoKeys) : undefined;
+      for (const [key, { frequency, length, videoKey }] of hits) {
+        if (allowed && (videoKey === null || !allowed.has(videoKey))) continue;
+        const score = (weight * frequency * (k1 + 1)) / (frequency + k1 * (1 - b + (b * length) / averageLength));
+        scores.set(key, (scores.get(key) ?? 0) + score);
+      }
+    }
+    return [...scores].sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, Math.floor(query.limit));
+  }
+
+  /** Documents holding the phrase in a weighted field, with its weighted count, their length and video. */
+  private async phraseHits(
+    client: PoolClient,
+    index: LexicalIndexName,
+    tokens: string[],
+    weights: number[],
+    loadFields: FieldLoader,
+  ): Promise<Map<number, { frequency: number; length: number; videoKey: number | null }>> {
+    const { rows } = await client.query<{ key: number; length: number; video_key: number | null }>(
+      `SELECT key, length, video_key FROM lexical_docs WHERE index = $1 AND terms @> $2::text[]`,
+      [lexicalIndexes[index], [...new Set(tokens)]],
+    );
+    const hits = new Map<number, { frequency: number; length: number; videoKey: number | null }>();
+    if (rows.length === 0) return hits;
+    const texts = await loadFields(client, rows.map((row) => row.key));
+    const keys = rows.filter((row) => texts.has(row.key));
+    const sequences = this.tokens.sequences(keys.map((row) => texts.get(row.key) ?? []));
+    for (const [position, row] of keys.entries()) {
+      const fields = sequences[position] ?? [];
+      const frequency = fields.reduce((sum, field, number) => sum + (weights[number] ?? 0) * countPhrase(field, tokens), 0);
+      if (frequency > 0) hits.set(row.key, { frequency, length: row.length, videoKey: row.video_key });
+    }
+    return hits;
+  }
+
+  /** For each term, the documents holding it in at least one field of `mask`. */
+  private async termCounts(client: PoolClient, index: LexicalIndexName, terms: string[], mask: number): Promise<Map<string, number>> {
+    if (terms.length === 0) return new Map();
+    const { rows } = await client.query<{ term: string; count: number }>(
+      `SELECT term, documents[$3] AS count FROM lexical_terms WHERE index = $1 AND term = ANY($2::text[])`,
+      [lexicalIndexes[index], terms, mask],
+    );
+    return new Map(rows.map((row) => [row.term, row.count]));
+  }
+
+  private async totals(client: PoolClient, index: LexicalIndexName): Promise<{ documents: number; tokens: number }> {
+    const { rows } = await client.query<{ documents: number; tokens: number }>(
+      `SELECT documents, tokens FROM lexical_totals WHERE index = $1`,
+      [lexicalIndexes[index]],
+    );
+    return rows[0] ?? { documents: 0, tokens: 0 };
+  }
+}
+
+function addCounts(delta: Map<string, number[]>, term: string, counts: number[], sign: number): void {
+  const held = delta.get(term) ?? Array<number>(7).fill(0);
+  for (const [set, count] of counts.entries()) held[set] = (held[set] ?? 0) + sign * count;
+  delta.set(term, held);
+}

@@ -1,0 +1,248 @@
+// The Postgres library schema and its migrations, versioned in `videorag_schema` like SQLite's `user_version`.
+
+import type { PoolClient } from "pg";
+import { VideoRagError } from "../../spec/index.js";
+
+/**
+ * Version 1: the tables of SQLite's schema 6, with Postgres's own tools where they fit.
+ * - Keys are identity columns, never reused, so a description synthesised for a removed entity cannot land on a new one.
+ * - Change sequences come from a real sequence (`entity_change`), safe between writers on several machines.
+ * - Vectors are pgvector `vector` values of any dimension in one table; each space gets a partial HNSW index on its
+ *   vectors cast to the space's dimension when it is created (see postgres-store.ts), dropped with the space.
+ * - BM25 is computed in SQL from term statistics (see lexical-index.ts): every document (clip, whole video, entity) keeps
+ *   its distinct terms with their counts per field in `lexical_docs`, found through a GIN index on the terms, and
+ *   `lexical_terms` / `lexical_totals` hold document frequencies and lengths, kept in step inside each transaction.
+ *   Terms come from FTS5's own tokenizer, so both stores see the same words.
+ * - Text is kept once, in clips and segments as in SQLite; nothing is stored twice for the lexical index.
+ */
+const schemaV1 = `
+CREATE EXTENSION IF NOT EXISTS vector;
+
+CREATE TABLE videos (
+  key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  status text NOT NULL CHECK (status IN ('pending', 'ready')),
+  path text,
+  title text,
+  kind text CHECK (kind IN ('media', 'transcript')),
+  duration_seconds double precision,
+  size_bytes bigint,
+  width integer,
+  height integer,
+  has_audio boolean,
+  has_video boolean,
+  times_estimated boolean,
+  ingested_at text,
+  clip_count integer,
+  fingerprint text
+);
+CREATE INDEX videos_by_status ON videos (status, ingested_at);
+
+CREATE TABLE clips (
+  key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  video_key bigint NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  clip_index integer NOT NULL,
+  start_second double precision NOT NULL,
+  end_second double precision NOT NULL,
+  transcript text NOT NULL,
+  screen text NOT NULL,
+  visual text NOT NULL,
+  speech_seconds double precision,
+  speech_regions text,
+  screen_changes integer NOT NULL DEFAULT 0,
+  asked integer NOT NULL DEFAULT 0,
+  UNIQUE (video_key, clip_index)
+);
+
+CREATE TABLE segments (
+  key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  video_key bigint NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  start_second double precision NOT NULL,
+  end_second double precision NOT NULL,
+  text text NOT NULL,
+  source text NOT NULL,
+  clip_index integer
+);
+CREATE INDEX segments_by_time ON segments (video_key, start_second);
+CREATE INDEX segments_by_clip ON segments (video_key, clip_index, source);
+
+CREATE TABLE frames (
+  video_key bigint NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  time_second double precision NOT NULL,
+  hash text
+);
+CREATE INDEX frames_by_time ON frames (video_key, time_second);
+
+CREATE TABLE stages (
+  position bigint GENERATED ALWAYS AS IDENTITY,
+  video_key bigint NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  stage text NOT NULL,
+  key text NOT NULL,
+  output text NOT NULL,
+  PRIMARY KEY (video_key, stage)
+);
+
+CREATE TABLE clip_stages (
+  video_key bigint NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  clip_index integer NOT NULL,
+  stage text NOT NULL,
+  key text NOT NULL,
+  status text NOT NULL CHECK (status IN ('pending', 'done', 'failed')),
+  error text,
+  PRIMARY KEY (video_key, clip_index, stage)
+);
+CREATE INDEX clip_stages_by_status ON clip_stages (status, video_key, clip_index);
+CREATE INDEX clip_stages_by_stage ON clip_stages (stage, key);
+
+CREATE TABLE lexical_docs (
+  index smallint NOT NULL,
+  key bigint NOT NULL,
+  video_key bigint,
+  terms text[] NOT NULL,
+  f0 smallint[] NOT NULL,
+  f1 smallint[] NOT NULL,
+  f2 smallint[] NOT NULL,
+  length integer NOT NULL,
+  PRIMARY KEY (index, key)
+);
+CREATE INDEX lexical_docs_clip_terms ON lexical_docs USING gin (terms) WHERE index = 0;
+CREATE INDEX lexical_docs_video_terms ON lexical_docs USING gin (terms) WHERE index = 1;
+CREATE INDEX lexical_docs_entity_terms ON lexical_docs USING gin (terms) WHERE index = 2;
+CREATE INDEX lexical_docs_by_video ON lexical_docs (index, video_key);
+
+CREATE TABLE lexical_terms (
+  index smallint NOT NULL,
+  term text NOT NULL,
+  documents integer[] NOT NULL,
+  PRIMARY KEY (index, term)
+);
+
+CREATE TABLE lexical_totals (
+  index smallint PRIMARY KEY,
+  documents bigint NOT NULL,
+  tokens bigint NOT NULL
+);
+INSERT INTO lexical_totals (index, documents, tokens) VALUES (0, 0, 0), (1, 0, 0), (2, 0, 0);
+
+CREATE TABLE vector_spaces (
+  key integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  name text NOT NULL UNIQUE,
+  dimensions integer NOT NULL CHECK (dimensions > 0)
+);
+
+CREATE TABLE vectors (
+  key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  space_key integer NOT NULL REFERENCES vector_spaces (key),
+  video_key bigint NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  owner text NOT NULL CHECK (owner IN ('clip', 'frame')),
+  clip_index integer NOT NULL,
+  time_second double precision,
+  embedding vector NOT NULL
+);
+CREATE UNIQUE INDEX vectors_by_video ON vectors (video_key, space_key, owner, clip_index, (coalesce(time_second, -1)));
+CREATE INDEX vectors_by_space ON vectors (space_key);
+
+CREATE TABLE chunks (
+  video_key bigint NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  chunk_index integer NOT NULL,
+  clip_start integer NOT NULL,
+  clip_end integer NOT NULL,
+  start_second double precision NOT NULL,
+  end_second double precision NOT NULL,
+  text text NOT NULL,
+  token_count integer NOT NULL,
+  PRIMARY KEY (video_key, chunk_index)
+);
+
+CREATE SEQUENCE entity_change;
+
+CREATE TABLE entities (
+  key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  name_key text NOT NULL UNIQUE,
+  name text NOT NULL,
+  type text NOT NULL,
+  description text NOT NULL DEFAULT '',
+  stale boolean NOT NULL DEFAULT true,
+  change_sequence bigint NOT NULL DEFAULT 0
+);
+CREATE INDEX entities_stale ON entities (change_sequence, key) WHERE stale;
+
+CREATE TABLE entity_aliases (
+  name_key text PRIMARY KEY,
+  entity_key bigint NOT NULL REFERENCES entities (key) ON DELETE CASCADE,
+  name text NOT NULL
+);
+CREATE INDEX entity_aliases_by_entity ON entity_aliases (entity_key);
+
+CREATE TABLE entity_sources (
+  entity_key bigint NOT NULL REFERENCES entities (key) ON DELETE CASCADE,
+  video_key bigint NOT NULL,
+  chunk_index integer NOT NULL,
+  description text NOT NULL,
+  PRIMARY KEY (entity_key, video_key, chunk_index),
+  FOREIGN KEY (video_key, chunk_index) REFERENCES chunks (video_key, chunk_index) ON DELETE CASCADE
+);
+CREATE INDEX entity_sources_by_video ON entity_sources (video_key, chunk_index);
+
+CREATE TABLE entity_vectors (
+  entity_key bigint NOT NULL REFERENCES entities (key) ON DELETE CASCADE,
+  space text NOT NULL,
+  type text NOT NULL,
+  embedding vector NOT NULL,
+  PRIMARY KEY (entity_key, space)
+);
+CREATE INDEX entity_vectors_by_type ON entity_vectors (space, type);
+
+CREATE TABLE relations (
+  key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  source_key bigint NOT NULL REFERENCES entities (key) ON DELETE CASCADE,
+  target_key bigint NOT NULL REFERENCES entities (key) ON DELETE CASCADE,
+  CHECK (source_key < target_key),
+  UNIQUE (source_key, target_key)
+);
+CREATE INDEX relations_by_target ON relations (target_key);
+
+CREATE TABLE relation_sources (
+  relation_key bigint NOT NULL REFERENCES relations (key) ON DELETE CASCADE,
+  video_key bigint NOT NULL,
+  chunk_index integer NOT NULL,
+  description text NOT NULL,
+  strength double precision NOT NULL,
+  PRIMARY KEY (relation_key, video_key, chunk_index),
+  FOREIGN KEY (video_key, chunk_index) REFERENCES chunks (video_key, chunk_index) ON DELETE CASCADE
+);
+CREATE INDEX relation_sources_by_video ON relation_sources (video_key, chunk_index);
+`;
+
+/** Migrations by the version they lead to; index 0 creates version 1. */
+const migrations: string[] = [schemaV1];
+
+export const postgresSchemaVersion = migrations.length;
+
+/**
+ * Brings the database to the current schema inside one transaction, under an advisory lock so two processes opening a
+ * new library at once agree. A database written by a newer videorag is refused.
+ */
+export async function migratePostgres(client: PoolClient, where: string): Promise<void> {
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('videorag schema'))");
+    await client.query("CREATE TABLE IF NOT EXISTS videorag_schema (version integer NOT NULL)");
+    const { rows } = await client.query<{ version: number }>("SELECT version FROM videorag_schema");
+    const current = rows[0]?.version ?? 0;
+    if (current > postgresSchemaVersion) {
+      throw new VideoRagError(
+        "STORE_FAILED",
+        `the library at ${where} was written by a newer videorag (schema ${current}, this one knows ${postgresSchemaVersion})`,
+        { subject: where },
+      );
+    }
+    for (let version = current; version < postgresSchemaVersion; version++) await client.query(migrations[version] ?? "");
+    if (rows.length === 0) await client.query("INSERT INTO videorag_schema (version) VALUES ($1)", [postgresSchemaVersion]);
+    else await client.query("UPDATE videorag_schema SET version = $1", [postgresSchemaVersion]);
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,1346 @@
+// The Store on PostgreSQL with pgvector, for libraries shared by several machines: ingest workers write, any number of
+// servers read. Same behaviour as the SQLite store (one conformance suite), with Postgres's tools: transactions under
+// READ COMMITTED retried on deadlock, identity keys and a sequence for change numbers, pgvector with an HNSW index per
+// vector space, and BM25 computed in SQL from term statistics (lexical-index.ts) so ranking matches SQLite's.
+
+import pg from "pg";
+import type { PoolClient } from "pg";
+import { chooseEntity, chunkSources, defaultMergeDistance, planGraph, type EntityCandidates, checkVector } from "../../graph/merge-graph.js";
+import { VideoRagError } from "../../spec/index.js";
+import type {
+  Chunk,
+  ClipDocument,
+  ClipMatch,
+  ClipSignals,
+  ClipStageState,
+  ClipStageStatus,
+  ClipWriteBack,
+  EntityDescriptionUpdate,
+  EntityMatch,
+  ExtractionStatus,
+  Frame,
+  GraphEntity,
+  GraphRelation,
+  GraphSource,
+  GraphStats,
+  LexicalQuery,
+  Segment,
+  SegmentSource,
+  StageRecord,
+  Store,
+  VectorMatch,
+  VectorQuery,
+  VectorRecord,
+  VectorSpace,
+  Video,
+  VideoContent,
+  VideoGraph,
+  VideoMatch,
+} from "../../spec/index.js";
+import {
+  checkCount,
+  checkRecord,
+  defaultChunksPerEntity,
+  defaultFieldWeights,
+  defaultRelationsPerEntity,
+  entityFieldWeights,
+  hasToken,
+  termWeights,
+  videoDocument,
+} from "../store-checks.js";
+import { Fts5Tokens } from "./fts5-tokens.js";
+import { LexicalIndex, type FieldLoader } from "./lexical-index.js";
+import { migratePostgres } from "./postgres-schema.js";
+
+export interface PostgresStoreOptions {
+  /** Connections kept open (default 4): one per concurrent reader or writer of this process. */
+  maxConnections?: number;
+  /** Give up connecting after this long (default 10 s). */
+  connectTimeoutMs?: number;
+}
+
+/** True for a `postgres://` or `postgresql://` library location. */
+export const isPostgresUrl = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location);
+
+/** The URL with any password replaced, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "postgres://…";
+  }
+}
+
+// Postgres error classes that mean the server is gone or going (57P: operator intervention, 08: connection exception).
+const unavailableCodes = /^(57P0[1-3]|08\d\d\d|ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|EPIPE)$/;
+// Deadlock and serialization failure: the transaction is tried again, as a whole.
+const conflictCodes = new Set(["40P01", "40001"]);
+
+function errorCode(error: unknown): string {
+  return typeof error === "object" && error !== null ? String((error as { code?: unknown }).code ?? "") : "";
+}
+
+/** Maps what `pg` throws to our codes: the server unreachable is STORE_UNAVAILABLE (retryable), the rest STORE_FAILED. */
+function storeError(error: unknown, action: string, where: string): VideoRagError {
+  if (VideoRagError.isInstance(error)) return error;
+  const code = errorCode(error);
+  const message = error instanceof Error ? error.message : String(error);
+  if (unavailableCodes.test(code) || /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message)) {
+    return new VideoRagError("STORE_UNAVAILABLE", `${action}: the database at ${where} cannot be reached (${message})`, {
+      cause: error,
+      retryable: true,
+      subject: where,
+    });
+  }
+  if (conflictCodes.has(code)) {
+    return new VideoRagError("STORE_LOCKED", `${action}: other writers kept conflicting (${message})`, { cause: error, retryable: true, subject: where });
+  }
+  return new VideoRagError("STORE_FAILED", `${action}: ${message}`, { cause: error, subject: where });
+}
+
+/** A vector as pgvector's text form; float32 values print exactly and parse back to the same float32. */
+const vectorText = (vector: Float32Array): string => `[${Array.from(vector).join(",")}]`;
+
+interface VideoRow {
+  key: number;
+  id: string;
+  status: "pending" | "ready";
+  path: string;
+  title: string;
+  kind: "media" | "transcript";
+  duration_seconds: number;
+  size_bytes: number;
+  width: number | null;
+  height: number | null;
+  has_audio: boolean;
+  has_video: boolean;
+  times_estimated: boolean;
+  ingested_at: string;
+  clip_count: number;
+  fingerprint: string | null;
+}
+
+function toVideo(row: VideoRow): Video {
+  return {
+    id: row.id,
+    path: row.path,
+    title: row.title,
+    durationSeconds: row.duration_seconds,
+    kind: row.kind,
+    sizeBytes: row.size_bytes,
+    ...(row.width === null ? {} : { width: row.width }),
+    ...(row.height === null ? {} : { height: row.height }),
+    hasAudio: row.has_audio,
+    hasVideo: row.has_video,
+    timesEstimated: row.times_estimated,
+    ingestedAt: row.ingested_at,
+    clipCount: row.clip_count,
+  };
+}
+
+interface EntityRow {
+  key: number;
+  name_key: string;
+  name: string;
+  type: string;
+  description: string;
+  stale: boolean;
+  change_sequence: number;
+}
+
+interface SourceRow {
+  owner_key: number;
+  video_id: string;
+  chunk_index: number;
+  clip_start: number;
+  clip_end: number;
+  description: string;
+  strength: number;
+}
+
+const toSource = (row: SourceRow): GraphSource => ({
+  videoId: row.video_id,
+  chunkIndex: row.chunk_index,
+  clipStart: row.clip_start,
+  clipEnd: row.clip_end,
+  description: row.description,
+});
+
+interface TouchedGraph {
+  entityKeys: number[];
+  relationKeys: number[];
+}
+
+const videoColumns = `key, id, status, path, title, kind, duration_seconds, size_bytes, width, height, has_audio, has_video,
+  times_estimated, ingested_at, clip_count, fingerprint`;
+const entityColumns = `e.key, e.name_key, e.name, e.type, e.description, e.stale, e.change_sequence`;
+
+/**
+ * Opens a library database, creating its tables (and the pgvector extension) when it is new. Throws STORE_UNAVAILABLE
+ * when the server cannot be reached, STORE_FAILED when the database cannot be used (no pgvector, no rights, newer schema).
+ */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  const where = redactUrl(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxConnections ?? 4,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    // Keys, counts and sizes are bigint: read them as numbers (a library stays far below 2^53 rows).
+    types: { getTypeParser: (oid: number, format?: "text" | "binary") => (oid === 20 ? Number : pg.types.getTypeParser(oid, format ?? "text")) } as pg.CustomTypesConfig,
+  });
+  // An idle connection dropped by a restarting server must not end the process; the next query reconnects.
+  pool.on("error", () => undefined);
+  try {
+    const client = await pool.connect();
+    try {
+      await migratePostgres(client, where);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    const failure = storeError(error, "cannot open the library", where);
+    if (/extension "vector"/.test(failure.message)) {
+      throw new VideoRagError(
+        "STORE_FAILED",
+        `cannot open the library at ${where}: the pgvector extension is not available there (install your distribution's ` +
+          "postgresql-NN-pgvector package, or run the pgvector/pgvector image, then `CREATE EXTENSION vector` as a superuser)",
+        { cause: error, subject: where },
+      );
+    }
+    throw failure;
+  }
+  return new PostgresStore(pool, where);
+}
+
+class PostgresStore implements Store {
+  private readonly tokens = new Fts5Tokens();
+  private readonly lexical = new LexicalIndex(this.tokens);
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly where: string,
+  ) {}
+
+  /** Runs `work` on one connection outside a transaction (reads). */
+  private async read<T>(action: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
+    let client: PoolClient | undefined;
+    try {
+      client = await this.pool.connect();
+      return await work(client);
+    } catch (error) {
+      throw storeError(error, action, this.where);
+    } finally {
+      client?.release();
+    }
+  }
+
+  /** Runs `work` in a transaction, tried again (from the start) when it deadlocks with another writer. */
+  private async write<T>(action: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      let client: PoolClient | undefined;
+      try {
+        client = await this.pool.connect();
+        await client.query("BEGIN");
+        const result = await work(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client?.query("ROLLBACK").catch(() => undefined);
+        if (conflictCodes.has(errorCode(error)) && attempt < 5) continue;
+        throw storeError(error, action, this.where);
+      } finally {
+        client?.release();
+      }
+    }
+  }
+
+  private async readyKey(client: PoolClient, id: string): Promise<number | undefined> {
+    const { rows } = await client.query<{ key: number }>(`SELECT key FROM videos WHERE id = $1 AND status = 'ready'`, [id]);
+    return rows[0]?.key;
+  }
+
+  private async readyKeys(client: PoolClient, ids: string[]): Promise<number[]> {
+    const { rows } = await client.query<{ key: number }>(`SELECT key FROM videos WHERE status = 'ready' AND id = ANY($1::text[])`, [ids]);
+    return rows.map((row) => row.key);
+  }
+
+  /** Clip documents' text, for counting phrases. */
+  private readonly clipFields: FieldLoader = async (client, keys) => {
+    const { rows } = await client.query<{ key: number; transcript: string; screen: string; visual: string }>(
+      `SELECT key, transcript, screen, visual FROM clips WHERE key = ANY($1::bigint[])`,
+      [keys],
+    );
+    return new Map(rows.map((row) => [row.key, [row.transcript, row.screen, row.visual]]));
+  };
+
+  /** Whole-video documents' text, rebuilt from their clips as they were indexed. */
+  private readonly videoFields: FieldLoader = async (client, keys) => {
+    const { rows } = await client.query<{ video_key: number; transcript: string; screen: string; visual: string }>(
+      `SELECT video_key, transcript, screen, visual FROM clips WHERE video_key = ANY($1::bigint[]) ORDER BY video_key, clip_index`,
+      [keys],
+    );
+    const byVideo = new Map<number, { transcript: string; screen: string; visual: string }[]>();
+    for (const row of rows) {
+      const clips = byVideo.get(row.video_key) ?? [];
+      clips.push(row);
+      byVideo.set(row.video_key, clips);
+    }
+    return new Map([...byVideo].map(([key, clips]) => [key, videoDocument(clips)]));
+  };
+
+  private readonly entityFields: FieldLoader = async (client, keys) => {
+    const { rows } = await client.query<{ key: number; names: string; description: string }>(
+      `SELECT e.key, concat_ws(E'\\n', e.name, (SELECT string_agg(a.name, E'\\n' ORDER BY a.name_key) FROM entity_aliases a
+          WHERE a.entity_key = e.key)) AS names, e.description
+        FROM entities e WHERE e.key = ANY($1::bigint[])`,
+      [keys],
+    );
+    return new Map(rows.map((row) => [row.key, [row.names, row.description]]));
+  };
+
+  /** Re-indexes entities from their name, aliases and description. */
+  private async indexEntities(client: PoolClient, keys: number[]): Promise<void> {
+    if (keys.length === 0) return;
+    const fields = await this.entityFields(client, keys);
+    await this.lexical.put(client, "entity", [...fields].map(([key, texts]) => ({ key, fields: texts })));
+  }
+
+  /** Re-indexes a video's whole-video document from its clips. */
+  private async indexVideo(client: PoolClient, videoKey: number): Promise<void> {
+    const fields = await this.videoFields(client, [videoKey]);
+    await this.lexical.put(client, "video", [{ key: videoKey, videoKey, fields: fields.get(videoKey) ?? ["", "", ""] }]);
+  }
+
+  /** Removes what a video contributed except its row; returns what its graph sources named, for `pruneGraph`. */
+  private async clearContent(client: PoolClient, videoKey: number): Promise<TouchedGraph> {
+    const touched = await this.clearGraph(client, videoKey);
+    await this.lexical.removeVideo(client, "clip", videoKey);
+    await this.lexical.remove(client, "video", [videoKey]);
+    for (const table of ["clips", "segments", "frames", "clip_stages"]) {
+      await client.query(`DELETE FROM ${table} WHERE video_key = $1`, [videoKey]);
+    }
+    await client.query(`DELETE FROM vectors WHERE video_key = $1`, [videoKey]);
+    await this.pruneSpaces(client);
+    return touched;
+  }
+
+  private async clearGraph(client: PoolClient, videoKey: number): Promise<TouchedGraph> {
+    const entities = await client.query<{ entity_key: number }>(`SELECT DISTINCT entity_key FROM entity_sources WHERE video_key = $1`, [videoKey]);
+    const relations = await client.query<{ relation_key: number }>(`SELECT DISTINCT relation_key FROM relation_sources WHERE video_key = $1`, [videoKey]);
+    await client.query(`DELETE FROM entity_sources WHERE video_key = $1`, [videoKey]);
+    await client.query(`DELETE FROM relation_sources WHERE video_key = $1`, [videoKey]);
+    await client.query(`DELETE FROM chunks WHERE video_key = $1`, [videoKey]);
+    return { entityKeys: entities.rows.map((row) => row.entity_key), relationKeys: relations.rows.map((row) => row.relation_key) };
+  }
+
+  /** Deletes relations and entities left with no source among those touched, marks the surviving ones stale. */
+  private async pruneGraph(client: PoolClient, touched: TouchedGraph): Promise<void> {
+    if (touched.relationKeys.length > 0) {
+      await client.query(
+        `DELETE FROM relations r WHERE r.key = ANY($1::bigint[]) AND NOT EXISTS (SELECT 1 FROM relation_sources s WHERE s.relation_key = r.key)`,
+        [touched.relationKeys],
+      );
+    }
+    if (touched.entityKeys.length === 0) return;
+    const { rows } = await client.query<{ key: number }>(
+      `SELECT k AS key FROM unnest($1::bigint[]) AS k WHERE NOT EXISTS (SELECT 1 FROM entity_sources s WHERE s.entity_key = k)`,
+      [touched.entityKeys],
+    );
+    const orphans = rows.map((row) => row.key);
+    if (orphans.length > 0) {
+      await this.lexical.remove(client, "entity", orphans);
+      await client.query(`DELETE FROM entities WHERE key = ANY($1::bigint[])`, [orphans]);
+    }
+    await this.markStale(client, touched.entityKeys);
+  }
+
+  /** Marks entities stale at a new change number, after every earlier one; keys sorted so writers lock alike. */
+  private async markStale(client: PoolClient, keys: number[]): Promise<void> {
+    if (keys.length === 0) return;
+    await client.query(
+      `UPDATE entities SET stale = true, change_sequence = (SELECT nextval('entity_change'))
+        WHERE key IN (SELECT k FROM unnest($1::bigint[]) AS k ORDER BY k)`,
+      [[...new Set(keys)].sort((a, b) => a - b)],
+    );
+  }
+
+  private async pruneSpaces(client: PoolClient): Promise<void> {
+    const { rows } = await client.query<{ key: number }>(
+      `DELETE FROM vector_spaces s WHERE NOT EXISTS (SELECT 1 FROM vectors x WHERE x.space_key = s.key) RETURNING key`,
+    );
+    for (const { key } of rows) await client.query(`DROP INDEX IF EXISTS vectors_hnsw_${Number(key)}`);
+  }
+
+  /** Writes clip documents (rows and their BM25 documents). */
+  private async insertClips(client: PoolClient, videoKey: number, clips: ClipDocument[]): Promise<void> {
+    if (clips.length === 0) return;
+    const { rows } = await client.query<{ key: number; clip_index: number }>(
+      `INSERT INTO clips (video_key, clip_index, start_second, end_second, transcript, screen, visual)
+        SELECT $1, * FROM unnest($2::integer[], $3::float8[], $4::float8[], $5::text[], $6::text[], $7::text[])
+        RETURNING key, clip_index`,
+      [
+        videoKey,
+        clips.map((clip) => clip.index),
+        clips.map((clip) => clip.startSecond),
+        clips.map((clip) => clip.endSecond),
+        clips.map((clip) => clip.transcript),
+        clips.map((clip) => clip.screen),
+        clips.map((clip) => clip.visual),
+      ],
+    );
+    const keys = new Map(rows.map((row) => [row.clip_index, row.key]));
+    await this.lexical.put(
+      client,
+      "clip",
+      clips.map((clip) => ({ key: keys.get(clip.index) as number, videoKey, fields: [clip.transcript, clip.screen, clip.visual] })),
+    );
+  }
+
+  private async insertSegments(client: PoolClient, videoKey: number, segments: Segment[]): Promise<void> {
+    if (segments.length === 0) return;
+    await client.query(
+      `INSERT INTO segments (video_key, start_second, end_second, text, source, clip_index)
+        SELECT $1, s.start_second, s.end_second, s.text, s.source, s.clip_index
+        FROM unnest($2::float8[], $3::float8[], $4::text[], $5::text[], $6::integer[])
+          WITH ORDINALITY AS s(start_second, end_second, text, source, clip_index, position)
+        ORDER BY s.position`,
+      [
+        videoKey,
+        segments.map((segment) => segment.startSecond),
+        segments.map((segment) => segment.endSecond),
+        segments.map((segment) => segment.text),
+        segments.map((segment) => segment.source),
+        segments.map((segment) => segment.clipIndex ?? null),
+      ],
+    );
+  }
+
+  private async upsertClipStages(client: PoolClient, videoKey: number, records: VideoContent["clipStages"] = []): Promise<void> {
+    if (records.length === 0) return;
+    await client.query(
+      `INSERT INTO clip_stages (video_key, clip_index, stage, key, status, error)
+        SELECT $1, * FROM unnest($2::integer[], $3::text[], $4::text[], $5::text[], $6::text[])
+        ON CONFLICT (video_key, clip_index, stage) DO UPDATE SET key = excluded.key, status = excluded.status, error = excluded.error`,
+      [
+        videoKey,
+        records.map((record) => record.clipIndex),
+        records.map((record) => record.stage),
+        records.map((record) => record.key),
+        records.map((record) => record.status),
+        records.map((record) => record.error ?? null),
+      ],
+    );
+  }
+
+  /** Writes vectors, creating spaces (and their HNSW index) on first use; a wrong dimension is ARGUMENT_INVALID. */
+  private async writeVectors(client: PoolClient, videoKey: number, videoId: string, records: VectorRecord[]): Promise<void> {
+    const spaces = new Map<string, { key: number; dimensions: number }>();
+    for (const record of records) {
+      checkRecord(record, videoId);
+      let space = spaces.get(record.space);
+      if (!space) {
+        const found = await client.query<{ key: number; dimensions: number }>(`SELECT key, dimensions FROM vector_spaces WHERE name = $1`, [record.space]);
+        space = found.rows[0];
+        if (!space) {
+          const dimensions = record.vector.length;
+          // Two writers creating one space: the second waits on the unique name, then reads the first one's row.
+          const inserted = await client.query<{ key: number }>(
+            `INSERT INTO vector_spaces (name, dimensions) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING key`,
+            [record.space, dimensions],
+          );
+          const key = inserted.rows[0]?.key;
+          if (key === undefined) {
+            space = (await client.query<{ key: number; dimensions: number }>(`SELECT key, dimensions FROM vector_spaces WHERE name = $1`, [record.space])).rows[0];
+          } else {
+            space = { key, dimensions };
+            // HNSW needs one dimension per index: a partial index per space over its vectors cast to that dimension.
+            if (dimensions <= 2000) {
+              await client.query(
+                `CREATE INDEX IF NOT EXISTS vectors_hnsw_${Number(key)} ON vectors
+                  USING hnsw ((embedding::vector(${Number(dimensions)})) vector_cosine_ops) WHERE space_key = ${Number(key)}`,
+              );
+            }
+          }
+        }
+        if (!space) throw new VideoRagError("STORE_FAILED", `the vector space ${record.space} vanished while being written`);
+        spaces.set(record.space, space);
+      }
+      if (record.vector.length !== space.dimensions) {
+        throw new VideoRagError(
+          "ARGUMENT_INVALID",
+          `space "${record.space}" holds ${space.dimensions}-dimensional vectors; ${videoId} clip ${record.clipIndex} ` +
+            `brought one with ${record.vector.length} dimensions`,
+        );
+      }
+    }
+    if (records.length === 0) return;
+    await client.query(
+      `INSERT INTO vectors (space_key, video_key, owner, clip_index, time_second, embedding)
+        SELECT v.space_key, $1, v.owner, v.clip_index, v.time_second, v.embedding::vector
+        FROM unnest($2::integer[], $3::text[], $4::integer[], $5::float8[], $6::text[]) AS v(space_key, owner, clip_index, time_second, embedding)
+        ON CONFLICT (video_key, space_key, owner, clip_index, (coalesce(time_second, -1))) DO UPDATE SET embedding = excluded.embedding`,
+      [
+        videoKey,
+        records.map((record) => spaces.get(record.space)?.key),
+        records.map((record) => record.owner),
+        records.map((record) => record.clipIndex),
+        records.map((record) => record.timeSecond ?? null),
+        records.map((record) => vectorText(record.vector)),
+      ],
+    );
+  }
+
+  /**
+   * Merges a video's graph into the library's (graph/merge-graph.ts decides; this writes). Names are looked up together;
+   * new entities are inserted in name order, and a name another writer inserted meanwhile is read back, not duplicated.
+   */
+  private async writeGraph(client: PoolClient, videoKey: number, videoId: string, graph: VideoGraph, clipIndexes: Set<number>): Promise<void> {
+    const plans = planGraph(graph, videoId, clipIndexes);
+    if (graph.chunks.length > 0) {
+      const chunks = graph.chunks;
+      await client.query(
+        `INSERT INTO chunks (video_key, chunk_index, clip_start, clip_end, start_second, end_second, text, token_count)
+          SELECT $1, * FROM unnest($2::integer[], $3::integer[], $4::integer[], $5::float8[], $6::float8[], $7::text[], $8::integer[])`,
+        [
+          videoKey,
+          chunks.map((chunk) => chunk.index),
+          chunks.map((chunk) => chunk.clipStart),
+          chunks.map((chunk) => chunk.clipEnd),
+          chunks.map((chunk) => chunk.startSecond),
+          chunks.map((chunk) => chunk.endSecond),
+          chunks.map((chunk) => chunk.text),
+          chunks.map((chunk) => Math.round(chunk.tokenCount)),
+        ],
+      );
+    }
+    const space = graph.entityVectorSpace;
+    const mergeDistance = graph.mergeDistance ?? defaultMergeDistance;
+    const nameKeys = [...plans.keys()];
+    const named = await this.entityKeysByName(client, nameKeys);
+    const entityKeys = new Map<string, number>();
+    const aliased = new Set<number>();
+    const fresh: string[] = [];
+    for (const [nameKey, plan] of plans) {
+      const candidates: EntityCandidates = { named: named.get(nameKey) };
+      if (candidates.named === undefined && plan.vector && space !== undefined) {
+        candidates.nearest = await this.nearestEntity(client, space, plan.type, plan.vector);
+      }
+      const chosen = chooseEntity(candidates, mergeDistance);
+      if (!chosen) {
+        fresh.push(nameKey);
+        continue;
+      }
+      if (chosen.alias) {
+        await client.query(`INSERT INTO entity_aliases (name_key, entity_key, name) VALUES ($1, $2, $3) ON CONFLICT (name_key) DO NOTHING`, [
+          nameKey,
+          chosen.key,
+          plan.name,
+        ]);
+        aliased.add(chosen.key);
+      }
+      entityKeys.set(nameKey, chosen.key);
+    }
+    if (fresh.length > 0) {
+      fresh.sort();
+      await client.query(
+        `INSERT INTO entities (name_key, name, type, change_sequence)
+          SELECT n.name_key, n.name, n.type, 0
+          FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS n(name_key, name, type, position) ORDER BY n.position
+          ON CONFLICT (name_key) DO NOTHING`,
+        [fresh, fresh.map((nameKey) => plans.get(nameKey)?.name), fresh.map((nameKey) => plans.get(nameKey)?.type)],
+      );
+      const created = await this.entityKeysByName(client, fresh);
+      for (const nameKey of fresh) {
+        const key = created.get(nameKey);
+        if (key === undefined) throw new VideoRagError("STORE_FAILED", `the entity "${nameKey}" could not be written`);
+        entityKeys.set(nameKey, key);
+      }
+    }
+    if (space !== undefined) {
+      // An entity first written without a vector (or in another space) becomes findable by meaning from now on.
+      const withVectors = [...plans].filter(([, plan]) => plan.vector);
+      if (withVectors.length > 0) {
+        await client.query(
+          `INSERT INTO entity_vectors (entity_key, space, type, embedding)
+            SELECT e.key, $1, e.type, v.embedding::vector FROM unnest($2::bigint[], $3::text[]) AS v(key, embedding)
+              JOIN entities e ON e.key = v.key
+            ON CONFLICT (entity_key, space) DO NOTHING`,
+          [space, withVectors.map(([nameKey]) => entityKeys.get(nameKey)), withVectors.map(([, plan]) => vectorText(plan.vector as Float32Array))],
+        );
+      }
+    }
+    const newKeys = fresh.map((nameKey) => entityKeys.get(nameKey) as number);
+    await this.indexEntities(client, [...new Set([...newKeys, ...aliased])]);
+    await this.markStale(client, [...entityKeys.values()]);
+
+    const keyOf = (nameKey: string): number => entityKeys.get(nameKey) as number;
+    const entitySources = { keys: [] as number[], chunks: [] as number[], descriptions: [] as string[] };
+    const relationSources: { pair: [number, number]; chunk: number; description: string; strength: number }[] = [];
+    for (const extraction of graph.extractions) {
+      const sources = chunkSources(extraction, keyOf);
+      for (const { entityKey, description } of sources.entities) {
+        entitySources.keys.push(entityKey);
+        entitySources.chunks.push(extraction.chunkIndex);
+        entitySources.descriptions.push(description);
+      }
+      for (const relation of sources.relations) {
+        relationSources.push({ pair: [relation.sourceKey, relation.targetKey], chunk: extraction.chunkIndex, description: relation.description, strength: relation.strength });
+      }
+    }
+    if (entitySources.keys.length > 0) {
+      await client.query(
+        `INSERT INTO entity_sources (entity_key, video_key, chunk_index, description)
+          SELECT s.key, $1, s.chunk, s.description FROM unnest($2::bigint[], $3::integer[], $4::text[]) AS s(key, chunk, description)`,
+        [videoKey, entitySources.keys, entitySources.chunks, entitySources.descriptions],
+      );
+    }
+    if (relationSources.length > 0) {
+      const pairs = [...new Map(relationSources.map((source) => [source.pair.join(":"), source.pair])).values()].sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+      await client.query(
+        `INSERT INTO relations (source_key, target_key)
+          SELECT * FROM unnest($1::bigint[], $2::bigint[]) AS p(source_key, target_key) ORDER BY 1, 2 ON CONFLICT DO NOTHING`,
+        [pairs.map((pair) => pair[0]), pairs.map((pair) => pair[1])],
+      );
+      await client.query(
+        `INSERT INTO relation_sources (relation_key, video_key, chunk_index, description, strength)
+          SELECT r.key, $1, s.chunk, s.description, s.strength
+          FROM unnest($2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::float8[]) AS s(source_key, target_key, chunk, description, strength)
+            JOIN relations r ON r.source_key = s.source_key AND r.target_key = s.target_key`,
+        [
+          videoKey,
+          relationSources.map((source) => source.pair[0]),
+          relationSources.map((source) => source.pair[1]),
+          relationSources.map((source) => source.chunk),
+          relationSources.map((source) => source.description),
+          relationSources.map((source) => source.strength),
+        ],
+      );
+    }
+  }
+
+  /** Entity keys by name key, an entity's own name winning over another's alias. */
+  private async entityKeysByName(client: PoolClient, nameKeys: string[]): Promise<Map<string, number>> {
+    if (nameKeys.length === 0) return new Map();
+    const { rows } = await client.query<{ name_key: string; key: number; own: boolean }>(
+      `SELECT name_key, key, true AS own FROM entities WHERE name_key = ANY($1::text[])
+        UNION ALL SELECT name_key, entity_key, false FROM entity_aliases WHERE name_key = ANY($1::text[])`,
+      [nameKeys],
+    );
+    const keys = new Map<string, number>();
+    for (const row of rows) if (row.own || !keys.has(row.name_key)) keys.set(row.name_key, row.key);
+    return keys;
+  }
+
+  private async nearestEntity(client: PoolClient, space: string, type: string, vector: Float32Array): Promise<EntityCandidates["nearest"]> {
+    // A zero vector has no direction, so it is near nothing.
+    if (vector.every((value) => value === 0)) return undefined;
+    const { rows } = await client.query<{ key: number; distance: number }>(
+      `SELECT entity_key AS key, (embedding <=> $1::vector)::float8 AS distance FROM entity_vectors
+        WHERE space = $2 AND type = $3 AND vector_dims(embedding) = $4
+        ORDER BY distance, entity_key LIMIT 1`,
+      [vectorText(vector), space, type, vector.length],
+    );
+    const row = rows[0];
+    return row && Number.isFinite(row.distance) ? { key: row.key, distance: row.distance } : undefined;
+  }
+
+  private async withSources(client: PoolClient, rows: EntityRow[]): Promise<GraphEntity[]> {
+    if (rows.length === 0) return [];
+    const sources = new Map<number, GraphSource[]>();
+    for (const row of await this.readySources(client, "entity_sources", "entity_key", rows.map((entity) => entity.key))) {
+      const own = sources.get(row.owner_key) ?? [];
+      own.push(toSource(row));
+      sources.set(row.owner_key, own);
+    }
+    return rows.map((row) => ({
+      key: row.key,
+      nameKey: row.name_key,
+      name: row.name,
+      type: row.type,
+      description: row.description,
+      descriptionStale: row.stale,
+      changeSequence: row.change_sequence,
+      sources: sources.get(row.key) ?? [],
+    }));
+  }
+
+  private async readySources(client: PoolClient, table: "entity_sources" | "relation_sources", owner: "entity_key" | "relation_key", keys: number[]): Promise<SourceRow[]> {
+    const { rows } = await client.query<SourceRow>(
+      `SELECT s.${owner} AS owner_key, v.id AS video_id, s.chunk_index, c.clip_start, c.clip_end, s.description,
+          ${table === "relation_sources" ? "s.strength" : "0::float8"} AS strength
+        FROM ${table} s JOIN videos v ON v.key = s.video_key
+          JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
+        WHERE s.${owner} = ANY($1::bigint[]) AND v.status = 'ready'
+        ORDER BY s.${owner}, v.id COLLATE "C", s.chunk_index`,
+      [keys],
+    );
+    return rows;
+  }
+
+  private async withRelationSources(client: PoolClient, rows: { key: number; source_key: number; target_key: number }[]): Promise<GraphRelation[]> {
+    if (rows.length === 0) return [];
+    const sources = new Map<number, SourceRow[]>();
+    for (const row of await this.readySources(client, "relation_sources", "relation_key", rows.map((relation) => relation.key))) {
+      const own = sources.get(row.owner_key) ?? [];
+      own.push(row);
+      sources.set(row.owner_key, own);
+    }
+    return rows.flatMap((row) => {
+      const own = sources.get(row.key) ?? [];
+      const [first, ...rest] = own;
+      if (!first) return [];
+      const strongest = rest.reduce((best, source) => (source.strength > best.strength ? source : best), first);
+      const relation: GraphRelation = {
+        sourceKey: row.source_key,
+        targetKey: row.target_key,
+        description: strongest.description,
+        strength: own.reduce((sum, source) => sum + source.strength, 0),
+        sources: own.map(toSource),
+      };
+      return [relation];
+    });
+  }
+
+  async listVideos(): Promise<Video[]> {
+    return this.read("cannot list videos", async (client) =>
+      (await client.query<VideoRow>(`SELECT ${videoColumns} FROM videos WHERE status = 'ready' ORDER BY ingested_at DESC, key DESC`)).rows.map(toVideo),
+    );
+  }
+
+  async getVideo(id: string): Promise<Video | undefined> {
+    return this.read("cannot read a video", async (client) => {
+      const row = (await client.query<VideoRow>(`SELECT ${videoColumns} FROM videos WHERE id = $1 AND status = 'ready'`, [id])).rows[0];
+      return row ? toVideo(row) : undefined;
+    });
+  }
+
+  async getFingerprint(id: string): Promise<string | undefined> {
+    return this.read("cannot read a fingerprint", async (client) => {
+      const row = (await client.query<{ fingerprint: string | null }>(`SELECT fingerprint FROM videos WHERE id = $1 AND status = 'ready'`, [id])).rows[0];
+      return row?.fingerprint ?? undefined;
+    });
+  }
+
+  async removeVideo(id: string): Promise<boolean> {
+    return this.write(`cannot remove ${id}`, async (client) => {
+      const row = (await client.query<{ key: number; status: string }>(`SELECT key, status FROM videos WHERE id = $1 FOR UPDATE`, [id])).rows[0];
+      if (!row) return false;
+      await this.pruneGraph(client, await this.clearContent(client, row.key));
+      await client.query(`DELETE FROM videos WHERE key = $1`, [row.key]);
+      return row.status === "ready";
+    });
+  }
+
+  async loadStages(videoId: string): Promise<StageRecord[]> {
+    return this.read("cannot load stages", async (client) =>
+      (
+        await client.query<{ stage: string; key: string; output: string }>(
+          `SELECT s.stage, s.key, s.output FROM stages s JOIN videos v ON v.key = s.video_key WHERE v.id = $1 ORDER BY s.position`,
+          [videoId],
+        )
+      ).rows.map((row) => ({ stage: row.stage, key: row.key, output: JSON.parse(row.output) as unknown })),
+    );
+  }
+
+  async saveStage(videoId: string, record: StageRecord): Promise<void> {
+    await this.write(`cannot save stage ${record.stage}`, async (client) => {
+      // A video being ingested for the first time exists only as a pending row, which no reader ever lists.
+      await client.query(`INSERT INTO videos (id, status) VALUES ($1, 'pending') ON CONFLICT (id) DO NOTHING`, [videoId]);
+      await client.query(
+        `INSERT INTO stages (video_key, stage, key, output) SELECT key, $1, $2, $3 FROM videos WHERE id = $4
+          ON CONFLICT (video_key, stage) DO UPDATE SET key = excluded.key, output = excluded.output`,
+        [record.stage, record.key, JSON.stringify(record.output ?? null), videoId],
+      );
+    });
+  }
+
+  async discardStages(videoId: string): Promise<void> {
+    await this.write("cannot discard stages", async (client) => {
+      const row = (await client.query<{ key: number; status: string }>(`SELECT key, status FROM videos WHERE id = $1 FOR UPDATE`, [videoId])).rows[0];
+      if (!row) return;
+      if (row.status === "pending") await client.query(`DELETE FROM videos WHERE key = $1`, [row.key]);
+      else await client.query(`DELETE FROM stages WHERE video_key = $1`, [row.key]);
+    });
+  }
+
+  async commitVideo(content: VideoContent): Promise<void> {
+    const { video } = content;
+    await this.write(`cannot commit ${video.id}`, async (client) => {
+      // The row is locked first, so two workers committing the same video take turns instead of interleaving.
+      await client.query(`INSERT INTO videos (id, status) VALUES ($1, 'pending') ON CONFLICT (id) DO NOTHING`, [video.id]);
+      const existing = (await client.query<{ key: number }>(`SELECT key FROM videos WHERE id = $1 FOR UPDATE`, [video.id])).rows[0];
+      if (!existing) throw new VideoRagError("STORE_FAILED", `the row of ${video.id} vanished while committing`);
+      const key = existing.key;
+      const replaced = await this.clearContent(client, key);
+      await client.query(`DELETE FROM stages WHERE video_key = $1`, [key]);
+      await client.query(
+        `UPDATE videos SET status = 'ready', path = $2, title = $3, kind = $4, duration_seconds = $5, size_bytes = $6, width = $7,
+          height = $8, has_audio = $9, has_video = $10, times_estimated = $11, ingested_at = $12, clip_count = $13, fingerprint = $14
+          WHERE key = $1`,
+        [
+          key, video.path, video.title, video.kind, video.durationSeconds, video.sizeBytes, video.width ?? null, video.height ?? null,
+          video.hasAudio, video.hasVideo, video.timesEstimated, new Date().toISOString(), content.clips.length, content.fingerprint,
+        ],
+      );
+      await this.insertClips(client, key, content.clips);
+      await this.indexVideo(client, key);
+      await this.insertSegments(client, key, content.segments);
+      if (content.frames.length > 0) {
+        await client.query(`INSERT INTO frames (video_key, time_second, hash) SELECT $1, * FROM unnest($2::float8[], $3::text[])`, [
+          key,
+          content.frames.map((frame) => frame.timeSecond),
+          content.frames.map((frame) => frame.hash ?? null),
+        ]);
+      }
+      const signals = content.signals ?? [];
+      if (signals.length > 0) {
+        await client.query(
+          `UPDATE clips c SET speech_seconds = s.speech_seconds, speech_regions = s.speech_regions, screen_changes = s.screen_changes
+            FROM unnest($2::integer[], $3::float8[], $4::text[], $5::integer[]) AS s(clip_index, speech_seconds, speech_regions, screen_changes)
+            WHERE c.video_key = $1 AND c.clip_index = s.clip_index`,
+          [
+            key,
+            signals.map((signal) => signal.clipIndex),
+            signals.map((signal) => signal.speechSeconds ?? null),
+            signals.map((signal) => (signal.speechRegions ? JSON.stringify(signal.speechRegions) : null)),
+            signals.map((signal) => signal.screenChanges),
+          ],
+        );
+      }
+      await this.upsertClipStages(client, key, content.clipStages);
+      await this.writeVectors(client, key, video.id, content.vectors ?? []);
+      if (content.graph) await this.writeGraph(client, key, video.id, content.graph, new Set(content.clips.map((clip) => clip.index)));
+      await this.pruneGraph(client, replaced);
+    });
+  }
+
+  async addVectors(videoId: string, records: VectorRecord[]): Promise<void> {
+    await this.write(`cannot add vectors to ${videoId}`, async (client) => {
+      const key = await this.readyKey(client, videoId);
+      if (key === undefined) throw new VideoRagError("VIDEO_NOT_FOUND", `no video ${videoId} to add vectors to`, { subject: videoId });
+      await this.writeVectors(client, key, videoId, records);
+    });
+  }
+
+  /**
+   * Nearest first by cosine distance. Restricted to some videos, the search is exact over their vectors; over a whole
+   * space it reads the space's HNSW index (approximate, with `ef_search` at least 100 and an iterative scan so an owner
+   * filter still fills the limit).
+   */
+  async searchVectors(query: VectorQuery): Promise<VectorMatch[]> {
+    if (!(query.limit >= 0) || !Number.isFinite(query.limit)) throw new VideoRagError("ARGUMENT_INVALID", "a vector search needs a limit ≥ 0");
+    checkVector(query.vector, "the query vector");
+    if (query.vector.every((value) => value === 0)) {
+      throw new VideoRagError("ARGUMENT_INVALID", "the query vector is all zeros, so no cosine distance can be taken");
+    }
+    return this.write("cannot search vectors", async (client) => {
+      const space = (await client.query<{ key: number; dimensions: number }>(`SELECT key, dimensions FROM vector_spaces WHERE name = $1`, [query.space])).rows[0];
+      if (!space) return [];
+      if (space.dimensions !== query.vector.length) {
+        throw new VideoRagError(
+          "ARGUMENT_INVALID",
+          `space "${query.space}" holds ${space.dimensions}-dimensional vectors; the query vector has ${query.vector.length} dimensions`,
+        );
+      }
+      const limit = Math.floor(query.limit);
+      if (limit === 0) return [];
+      const parameters: unknown[] = [vectorText(query.vector), limit];
+      let filters = "";
+      if (query.owner !== undefined) {
+        parameters.push(query.owner);
+        filters += ` AND x.owner = $${parameters.length}`;
+      }
+      let distance = `(x.embedding::vector(${Number(space.dimensions)}) <=> $1::vector(${Number(space.dimensions)}))`;
+      if (query.videoIds) {
+        const keys = await this.readyKeys(client, query.videoIds);
+        if (keys.length === 0) return [];
+        parameters.push(keys);
+        filters += ` AND x.video_key = ANY($${parameters.length}::bigint[])`;
+        // Not the indexed expression: the planner scans these videos' vectors exactly instead of the whole index.
+        distance = `(x.embedding <=> $1::vector)`;
+      } else {
+        await client.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(100, limit * 2))}`);
+        await client.query(`SET LOCAL hnsw.iterative_scan = strict_order`);
+      }
+      const { rows } = await client.query<{ video_id: string; clip_index: number; time_second: number | null; distance: number }>(
+        `SELECT v.id AS video_id, m.clip_index, m.time_second, m.distance FROM (
+            SELECT x.video_key, x.clip_index, x.time_second, ${distance}::float8 AS distance, x.key
+            FROM vectors x WHERE x.space_key = ${Number(space.key)}${filters}
+            ORDER BY ${distance}, x.key LIMIT $2
+          ) m JOIN videos v ON v.key = m.video_key AND v.status = 'ready'
+          ORDER BY m.distance, m.key`,
+        parameters,
+      );
+      return rows
+        .filter((row) => Number.isFinite(row.distance))
+        .map((row) => ({ videoId: row.video_id, clipIndex: row.clip_index, ...(row.time_second === null ? {} : { timeSecond: row.time_second }), distance: row.distance }));
+    });
+  }
+
+  async vectorSpaces(): Promise<VectorSpace[]> {
+    return this.read("cannot list vector spaces", async (client) =>
+      (
+        await client.query<VectorSpace>(
+          `SELECT s.name AS space, s.dimensions, count(*)::integer AS count FROM vector_spaces s JOIN vectors x ON x.space_key = s.key
+            GROUP BY s.key ORDER BY s.name COLLATE "C"`,
+        )
+      ).rows,
+    );
+  }
+
+  async vectorCount(videoId?: string): Promise<number> {
+    return this.read("cannot count vectors", async (client) => {
+      const { rows } =
+        videoId === undefined
+          ? await client.query<{ count: number }>(`SELECT count(*) AS count FROM vectors`)
+          : await client.query<{ count: number }>(
+              `SELECT count(*) AS count FROM vectors x JOIN videos v ON v.key = x.video_key WHERE v.id = $1 AND v.status = 'ready'`,
+              [videoId],
+            );
+      return rows[0]?.count ?? 0;
+    });
+  }
+
+  /** The query's field weights, checked as SQLite's store checks them. */
+  private lexicalQuery(query: LexicalQuery): { weights: number[]; limit: number } {
+    const field = { ...defaultFieldWeights, ...query.fieldWeights };
+    const weights = [field.transcript, field.screen, field.visual];
+    if (!weights.every((weight) => Number.isFinite(weight) && weight >= 0) || !(query.limit >= 0) || !Number.isFinite(query.limit)) {
+      throw new VideoRagError("ARGUMENT_INVALID", "a search needs a limit ≥ 0 and field weights that are numbers ≥ 0");
+    }
+    return { weights, limit: Math.floor(query.limit) };
+  }
+
+  private async searchIndex(client: PoolClient, index: "clip" | "video", query: LexicalQuery): Promise<[number, number][]> {
+    const { weights, limit } = this.lexicalQuery(query);
+    const terms = termWeights(query.terms);
+    const phrases = (query.phrases ?? []).filter(hasToken);
+    if (limit === 0 || (terms.size === 0 && phrases.length === 0)) return [];
+    let videoKeys: number[] | undefined;
+    if (query.videoIds) {
+      videoKeys = await this.readyKeys(client, query.videoIds);
+      if (videoKeys.length === 0) return [];
+    }
+    return this.lexical.search(
+      client,
+      index,
+      { terms, phrases, fieldWeights: weights, limit, ...(videoKeys ? { videoKeys } : {}) },
+      index === "clip" ? this.clipFields : this.videoFields,
+    );
+  }
+
+  async searchClips(query: LexicalQuery): Promise<ClipMatch[]> {
+    return this.read("cannot search clips", async (client) => {
+      const matches = await this.searchIndex(client, "clip", query);
+      if (matches.length === 0) return [];
+      const { rows } = await client.query<{ key: number; video_id: string; clip_index: number; start_second: number; end_second: number }>(
+        `SELECT c.key, v.id AS video_id, c.clip_index, c.start_second, c.end_second FROM clips c JOIN videos v ON v.key = c.video_key
+          WHERE c.key = ANY($1::bigint[])`,
+        [matches.map(([key]) => key)],
+      );
+      const byKey = new Map(rows.map((row) => [row.key, row]));
+      return matches.flatMap(([key, score]) => {
+        const row = byKey.get(key);
+        return row ? [{ videoId: row.video_id, clipIndex: row.clip_index, startSecond: row.start_second, endSecond: row.end_second, score }] : [];
+      });
+    });
+  }
+
+  async searchVideos(query: LexicalQuery): Promise<VideoMatch[]> {
+    return this.read("cannot search videos", async (client) => {
+      const matches = await this.searchIndex(client, "video", query);
+      if (matches.length === 0) return [];
+      const { rows } = await client.query<{ key: number; id: string }>(`SELECT key, id FROM videos WHERE status = 'ready' AND key = ANY($1::bigint[])`, [
+        matches.map(([key]) => key),
+      ]);
+      const ids = new Map(rows.map((row) => [row.key, row.id]));
+      return matches.flatMap(([key, score]) => {
+        const videoId = ids.get(key);
+        return videoId === undefined ? [] : [{ videoId, score }];
+      });
+    });
+  }
+
+  async getClips(keys: { videoId: string; clipIndex: number }[]): Promise<ClipDocument[]> {
+    if (keys.length === 0) return [];
+    return this.read("cannot read clips", async (client) => {
+      const { rows } = await client.query<{ position: number; video_id: string; clip_index: number; start_second: number; end_second: number; transcript: string; screen: string; visual: string }>(
+        `SELECT k.position, v.id AS video_id, c.clip_index, c.start_second, c.end_second, c.transcript, c.screen, c.visual
+          FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS k(video_id, clip_index, position)
+            JOIN videos v ON v.id = k.video_id AND v.status = 'ready'
+            JOIN clips c ON c.video_key = v.key AND c.clip_index = k.clip_index
+          ORDER BY k.position`,
+        [keys.map((key) => key.videoId), keys.map((key) => key.clipIndex)],
+      );
+      return rows.map((row) => ({
+        videoId: row.video_id,
+        index: row.clip_index,
+        startSecond: row.start_second,
+        endSecond: row.end_second,
+        transcript: row.transcript,
+        screen: row.screen,
+        visual: row.visual,
+      }));
+    });
+  }
+
+  async getSegments(videoId: string, startSecond: number, endSecond: number): Promise<(Segment & { source: SegmentSource })[]> {
+    return this.read("cannot read segments", async (client) => {
+      const { rows } = await client.query<{ start_second: number; end_second: number; text: string; source: SegmentSource; clip_index: number | null }>(
+        `SELECT s.start_second, s.end_second, s.text, s.source, s.clip_index FROM segments s JOIN videos v ON v.key = s.video_key
+          WHERE v.id = $1 AND v.status = 'ready' AND s.start_second < $2 AND (s.end_second > $3 OR s.start_second >= $3)
+          ORDER BY s.start_second, s.key`,
+        [videoId, endSecond, startSecond],
+      );
+      return rows.map((row) => ({
+        startSecond: row.start_second,
+        endSecond: row.end_second,
+        text: row.text,
+        source: row.source,
+        ...(row.clip_index === null ? {} : { clipIndex: row.clip_index }),
+      }));
+    });
+  }
+
+  async termDocumentFrequency(terms: string[]): Promise<{ frequencies: Map<string, number>; documentCount: number }> {
+    return this.read("cannot count terms", (client) => this.lexical.documentFrequency(client, "clip", terms.filter(hasToken), this.clipFields)).then(
+      ({ frequencies, documentCount }) => {
+        for (const term of terms) if (!frequencies.has(term)) frequencies.set(term, 0);
+        return { frequencies, documentCount };
+      },
+    );
+  }
+
+  async searchEntities(query: { terms: { text: string; weight: number }[]; limit: number; videoIds?: string[] }): Promise<EntityMatch[]> {
+    if (!(query.limit >= 0) || !Number.isFinite(query.limit)) throw new VideoRagError("ARGUMENT_INVALID", "an entity search needs a limit ≥ 0");
+    return this.read("cannot search entities", async (client) => {
+      const limit = Math.floor(query.limit);
+      const terms = termWeights(query.terms);
+      if (limit === 0 || terms.size === 0) return [];
+      const fieldWeights = [entityFieldWeights.name, entityFieldWeights.description];
+      let matches: [number, number][];
+      if (query.videoIds) {
+        // Entities with a source in those videos: ranked among all, then kept, as SQLite's filtered MATCH does.
+        const all = await this.lexical.search(client, "entity", { terms, phrases: [], fieldWeights, limit: Number.MAX_SAFE_INTEGER }, this.entityFields);
+        const { rows } = await client.query<{ key: number }>(
+          `SELECT DISTINCT s.entity_key AS key FROM entity_sources s JOIN videos v ON v.key = s.video_key
+            WHERE v.status = 'ready' AND v.id = ANY($1::text[]) AND s.entity_key = ANY($2::bigint[])`,
+          [query.videoIds, all.map(([key]) => key)],
+        );
+        const kept = new Set(rows.map((row) => row.key));
+        matches = all.filter(([key]) => kept.has(key)).slice(0, limit);
+      } else {
+        matches = await this.lexical.search(client, "entity", { terms, phrases: [], fieldWeights, limit }, this.entityFields);
+      }
+      if (matches.length === 0) return [];
+      const { rows } = await client.query<EntityRow>(`SELECT ${entityColumns} FROM entities e WHERE e.key = ANY($1::bigint[])`, [matches.map(([key]) => key)]);
+      const byKey = new Map(rows.map((row) => [row.key, row]));
+      return matches.flatMap(([key, score]) => {
+        const row = byKey.get(key);
+        return row ? [{ key, name: row.name, type: row.type, description: row.description, score }] : [];
+      });
+    });
+  }
+
+  async getEntity(reference: number | string): Promise<GraphEntity | undefined> {
+    return this.read("cannot read an entity", async (client) => {
+      const key = typeof reference === "number" ? reference : (await this.entityKeysByName(client, [reference])).get(reference);
+      if (key === undefined || !Number.isSafeInteger(key)) return undefined;
+      const row = (await client.query<EntityRow>(`SELECT ${entityColumns} FROM entities e WHERE e.key = $1`, [key])).rows[0];
+      return row ? (await this.withSources(client, [row]))[0] : undefined;
+    });
+  }
+
+  async entityChunks(entityKeys: number[], options: { limitPerEntity?: number; videoIds?: string[] } = {}): Promise<{ entityKey: number; videoId: string; chunkIndex: number }[]> {
+    const limit = options.limitPerEntity ?? defaultChunksPerEntity;
+    checkCount(limit, "limitPerEntity");
+    if (entityKeys.length === 0 || limit === 0) return [];
+    return this.read("cannot read entity chunks", async (client) => {
+      // Round-robin over an entity's videos, so a limit keeps chunks from as many videos as it can.
+      const { rows } = await client.query<{ entityKey: number; videoId: string; chunkIndex: number }>(
+        `SELECT entity_key AS "entityKey", video_id AS "videoId", chunk_index AS "chunkIndex" FROM (
+            SELECT entity_key, video_id, chunk_index,
+              row_number() OVER (PARTITION BY entity_key ORDER BY turn, video_id COLLATE "C", chunk_index) AS position
+            FROM (
+              SELECT s.entity_key, v.id AS video_id, s.chunk_index,
+                row_number() OVER (PARTITION BY s.entity_key, s.video_key ORDER BY s.chunk_index) AS turn
+              FROM entity_sources s JOIN videos v ON v.key = s.video_key
+              WHERE s.entity_key = ANY($1::bigint[]) AND v.status = 'ready' AND ($2::text[] IS NULL OR v.id = ANY($2::text[]))
+            ) ranked
+          ) positioned WHERE position <= $3 ORDER BY entity_key, position`,
+        [entityKeys, options.videoIds ?? null, limit],
+      );
+      return rows;
+    });
+  }
+
+  async relationsAmong(entityKeys: number[]): Promise<GraphRelation[]> {
+    if (entityKeys.length < 2) return [];
+    return this.read("cannot read relations", async (client) => {
+      const { rows } = await client.query<{ key: number; source_key: number; target_key: number }>(
+        `SELECT key, source_key, target_key FROM relations WHERE source_key = ANY($1::bigint[]) AND target_key = ANY($1::bigint[])`,
+        [entityKeys],
+      );
+      return (await this.withRelationSources(client, rows)).sort((a, b) => b.strength - a.strength || a.sourceKey - b.sourceKey || a.targetKey - b.targetKey);
+    });
+  }
+
+  async relationsOf(entityKey: number, limit = defaultRelationsPerEntity): Promise<GraphRelation[]> {
+    checkCount(limit, "the relation limit");
+    if (limit === 0) return [];
+    return this.read("cannot read relations", async (client) => {
+      const { rows } = await client.query<{ key: number; source_key: number; target_key: number }>(
+        `SELECT r.key, r.source_key, r.target_key
+          FROM relations r JOIN relation_sources s ON s.relation_key = r.key JOIN videos v ON v.key = s.video_key
+          WHERE (r.source_key = $1 OR r.target_key = $1) AND v.status = 'ready'
+          GROUP BY r.key ORDER BY sum(s.strength) DESC, r.key LIMIT $2`,
+        [entityKey, limit],
+      );
+      return this.withRelationSources(client, rows);
+    });
+  }
+
+  async getChunks(keys: { videoId: string; chunkIndex: number }[]): Promise<Chunk[]> {
+    if (keys.length === 0) return [];
+    return this.read("cannot read chunks", async (client) => {
+      const { rows } = await client.query<{ video_id: string; chunk_index: number; clip_start: number; clip_end: number; start_second: number; end_second: number; text: string; token_count: number }>(
+        `SELECT v.id AS video_id, c.chunk_index, c.clip_start, c.clip_end, c.start_second, c.end_second, c.text, c.token_count
+          FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS k(video_id, chunk_index, position)
+            JOIN videos v ON v.id = k.video_id AND v.status = 'ready'
+            JOIN chunks c ON c.video_key = v.key AND c.chunk_index = k.chunk_index
+          ORDER BY k.position`,
+        [keys.map((key) => key.videoId), keys.map((key) => key.chunkIndex)],
+      );
+      return rows.map((row) => ({
+        videoId: row.video_id,
+        index: row.chunk_index,
+        clipStart: row.clip_start,
+        clipEnd: row.clip_end,
+        startSecond: row.start_second,
+        endSecond: row.end_second,
+        text: row.text,
+        tokenCount: row.token_count,
+      }));
+    });
+  }
+
+  async staleEntities(limit: number): Promise<GraphEntity[]> {
+    checkCount(limit, "the stale entity limit");
+    return this.read("cannot list stale entities", async (client) => {
+      const { rows } = await client.query<EntityRow>(`SELECT ${entityColumns} FROM entities e WHERE e.stale ORDER BY e.change_sequence, e.key LIMIT $1`, [limit]);
+      return this.withSources(client, rows);
+    });
+  }
+
+  async setEntityDescriptions(updates: EntityDescriptionUpdate[]): Promise<number> {
+    for (const update of updates) {
+      if (typeof update.description !== "string") throw new VideoRagError("ARGUMENT_INVALID", `entity ${update.key}'s description must be text`);
+    }
+    if (updates.length === 0) return 0;
+    return this.write("cannot describe entities", async (client) => {
+      const { rows } = await client.query<{ key: number }>(
+        `UPDATE entities e SET description = u.description, stale = false
+          FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS u(key, description, change_sequence)
+          WHERE e.key = u.key AND (u.change_sequence IS NULL OR e.change_sequence = u.change_sequence)
+          RETURNING e.key`,
+        [updates.map((update) => update.key), updates.map((update) => update.description), updates.map((update) => update.changeSequence ?? null)],
+      );
+      await this.indexEntities(client, rows.map((row) => row.key));
+      return rows.length;
+    });
+  }
+
+  async graphStats(): Promise<GraphStats> {
+    return this.read("cannot count the graph", async (client) => {
+      const { rows } = await client.query<GraphStats>(
+        `SELECT (SELECT count(*) FROM chunks)::integer AS chunks, (SELECT count(*) FROM entities)::integer AS entities,
+          (SELECT count(*) FROM relations)::integer AS relations,
+          (SELECT count(*) FROM (SELECT 1 FROM entity_sources GROUP BY entity_key HAVING min(video_key) < max(video_key)) x)::integer
+            AS "crossVideoEntities"`,
+      );
+      return rows[0] as GraphStats;
+    });
+  }
+
+  async videoEntities(videoId: string, limit: number): Promise<EntityMatch[]> {
+    if (!(limit >= 0) || !Number.isFinite(limit)) throw new VideoRagError("ARGUMENT_INVALID", "listing entities needs a limit ≥ 0");
+    return this.read("cannot list a video's entities", async (client) => {
+      const { rows } = await client.query<EntityMatch>(
+        `SELECT e.key, e.name, e.type, e.description, count(*)::integer AS score
+          FROM videos v JOIN entity_sources s ON s.video_key = v.key JOIN entities e ON e.key = s.entity_key
+          WHERE v.id = $1 AND v.status = 'ready' GROUP BY e.key ORDER BY score DESC, e.name COLLATE "C" LIMIT $2`,
+        [videoId, Math.floor(limit)],
+      );
+      return rows;
+    });
+  }
+
+  async getFrames(videoId: string, startSecond: number, endSecond: number): Promise<Frame[]> {
+    return this.read("cannot read frames", async (client) => {
+      const { rows } = await client.query<{ time_second: number; hash: string | null }>(
+        `SELECT f.time_second, f.hash FROM frames f JOIN videos v ON v.key = f.video_key
+          WHERE v.id = $1 AND v.status = 'ready' AND f.time_second >= $2 AND f.time_second < $3 ORDER BY f.time_second`,
+        [videoId, startSecond, endSecond],
+      );
+      return rows.map((row) => ({ timeSecond: row.time_second, ...(row.hash ? { hash: row.hash } : {}) }));
+    });
+  }
+
+  async clipSignals(videoId: string, clipIndexes?: number[]): Promise<ClipSignals[]> {
+    return this.read("cannot read clip signals", async (client) => {
+      const { rows } = await client.query<{ clip_index: number; speech_seconds: number | null; speech_regions: string | null; screen_changes: number; asked: number }>(
+        `SELECT c.clip_index, c.speech_seconds, c.speech_regions, c.screen_changes, c.asked
+          FROM clips c JOIN videos v ON v.key = c.video_key WHERE v.id = $1 AND v.status = 'ready' ORDER BY c.clip_index`,
+        [videoId],
+      );
+      const wanted = clipIndexes ? new Set(clipIndexes) : undefined;
+      return rows
+        .filter((row) => !wanted || wanted.has(row.clip_index))
+        .map((row) => ({
+          clipIndex: row.clip_index,
+          ...(row.speech_seconds === null ? {} : { speechSeconds: row.speech_seconds }),
+          ...(row.speech_regions === null ? {} : { speechRegions: JSON.parse(row.speech_regions) as [number, number][] }),
+          screenChanges: row.screen_changes,
+          asked: row.asked,
+        }));
+    });
+  }
+
+  async markAsked(clips: { videoId: string; clipIndex: number }[]): Promise<void> {
+    if (clips.length === 0) return;
+    await this.write("cannot mark clips asked", async (client) => {
+      // One count per mention, as one UPDATE per clip would give; in key order, so two writers lock alike.
+      await client.query(
+        `UPDATE clips c SET asked = c.asked + k.times
+          FROM (SELECT v.key AS video_key, k.clip_index, count(*)::integer AS times
+            FROM unnest($1::text[], $2::integer[]) AS k(video_id, clip_index) JOIN videos v ON v.id = k.video_id AND v.status = 'ready'
+            GROUP BY v.key, k.clip_index ORDER BY 1, 2) k
+          WHERE c.video_key = k.video_key AND c.clip_index = k.clip_index`,
+        [clips.map((clip) => clip.videoId), clips.map((clip) => clip.clipIndex)],
+      );
+    });
+  }
+
+  async clipStages(filter: { videoId?: string; statuses?: ClipStageStatus[] } = {}): Promise<ClipStageState[]> {
+    return this.read("cannot read clip stages", async (client) => {
+      const { rows } = await client.query<{ video_id: string; clip_index: number; stage: string; key: string; status: ClipStageStatus; error: string | null }>(
+        `SELECT v.id AS video_id, s.clip_index, s.stage, s.key, s.status, s.error
+          FROM clip_stages s JOIN videos v ON v.key = s.video_key
+          WHERE v.status = 'ready' AND ($1::text IS NULL OR v.id = $1) AND ($2::text[] IS NULL OR s.status = ANY($2::text[]))
+          ORDER BY v.key, s.clip_index, s.stage COLLATE "C"`,
+        [filter.videoId ?? null, filter.statuses ?? null],
+      );
+      return rows.map((row) => ({
+        videoId: row.video_id,
+        clipIndex: row.clip_index,
+        stage: row.stage,
+        key: row.key,
+        status: row.status,
+        ...(row.error === null ? {} : { error: row.error }),
+      }));
+    });
+  }
+
+  async writeBack(update: ClipWriteBack): Promise<void> {
+    await this.write(`cannot write back to ${update.videoId}`, async (client) => {
+      const row = (await client.query<{ key: number }>(`SELECT key FROM videos WHERE id = $1 AND status = 'ready' FOR UPDATE`, [update.videoId])).rows[0];
+      if (!row) throw new VideoRagError("VIDEO_NOT_FOUND", `no video ${update.videoId} to write back to`, { subject: update.videoId });
+      const videoKey = row.key;
+      for (const replace of update.replaces) {
+        await client.query(`DELETE FROM segments WHERE video_key = $1 AND clip_index = $2 AND source = ANY($3::text[])`, [videoKey, replace.clipIndex, replace.sources]);
+      }
+      await this.insertSegments(client, videoKey, update.segments);
+      if (update.documents.length > 0) {
+        const { rows: clips } = await client.query<{ key: number; clip_index: number }>(
+          `SELECT key, clip_index FROM clips WHERE video_key = $1 AND clip_index = ANY($2::integer[])`,
+          [videoKey, update.documents.map((document) => document.index)],
+        );
+        const keys = new Map(clips.map((clip) => [clip.clip_index, clip.key]));
+        for (const document of update.documents) {
+          const clipKey = keys.get(document.index);
+          if (clipKey === undefined) throw new VideoRagError("ARGUMENT_INVALID", `${update.videoId} has no clip ${document.index}`, { subject: update.videoId });
+          await client.query(`UPDATE clips SET transcript = $1, screen = $2, visual = $3 WHERE key = $4`, [document.transcript, document.screen, document.visual, clipKey]);
+        }
+        await this.lexical.put(
+          client,
+          "clip",
+          update.documents.map((document) => ({ key: keys.get(document.index) as number, videoKey, fields: [document.transcript, document.screen, document.visual] })),
+        );
+        await this.indexVideo(client, videoKey);
+      }
+      const replaceFrames = update.replaceFrameVectors ?? [];
+      if (replaceFrames.length > 0) {
+        await client.query(`DELETE FROM vectors WHERE video_key = $1 AND clip_index = ANY($2::integer[]) AND owner = 'frame'`, [videoKey, replaceFrames]);
+      }
+      await this.writeVectors(client, videoKey, update.videoId, update.vectors);
+      if (replaceFrames.length > 0) await this.pruneSpaces(client);
+      if (update.graph) {
+        const touched = await this.clearGraph(client, videoKey);
+        const { rows: indexes } = await client.query<{ clip_index: number }>(`SELECT clip_index FROM clips WHERE video_key = $1`, [videoKey]);
+        await this.writeGraph(client, videoKey, update.videoId, update.graph, new Set(indexes.map((clip) => clip.clip_index)));
+        await this.pruneGraph(client, touched);
+      }
+      await this.upsertClipStages(client, videoKey, update.stages);
+    });
+  }
+
+  async refreshStageKey(stage: string, key: string): Promise<number> {
+    return this.write(`cannot refresh stage ${stage}`, async (client) => {
+      const { rowCount } = await client.query(`UPDATE clip_stages SET key = $2, status = 'pending', error = NULL WHERE stage = $1 AND key <> $2`, [stage, key]);
+      return rowCount ?? 0;
+    });
+  }
+
+  async extractionStatus(): Promise<ExtractionStatus> {
+    return this.read("cannot read the extraction status", async (client) => {
+      const stages: ExtractionStatus["stages"] = {};
+      const counts = await client.query<{ stage: string; status: ClipStageStatus; count: number }>(
+        `SELECT s.stage, s.status, count(*)::integer AS count FROM clip_stages s JOIN videos v ON v.key = s.video_key
+          WHERE v.status = 'ready' GROUP BY s.stage, s.status`,
+      );
+      for (const row of counts.rows) {
+        const entry = (stages[row.stage] ??= { done: 0, pending: 0, failed: 0 });
+        entry[row.status] = row.count;
+      }
+      const { rows } = await client.query<{ video_id: string; clips: number; failed: number; pending: number }>(
+        `SELECT v.id AS video_id, count(*)::integer AS clips,
+            count(*) FILTER (WHERE coalesce(x.failed, 0) > 0)::integer AS failed,
+            count(*) FILTER (WHERE coalesce(x.failed, 0) = 0 AND coalesce(x.pending, 0) > 0)::integer AS pending
+          FROM videos v JOIN clips c ON c.video_key = v.key
+            LEFT JOIN (SELECT video_key, clip_index, count(*) FILTER (WHERE status = 'pending') AS pending,
+                count(*) FILTER (WHERE status = 'failed') AS failed
+              FROM clip_stages WHERE status <> 'done' GROUP BY video_key, clip_index) x
+              ON x.video_key = c.video_key AND x.clip_index = c.clip_index
+          WHERE v.status = 'ready' GROUP BY v.key ORDER BY v.ingested_at DESC, v.key DESC`,
+      );
+      const byVideo = rows.map((row) => ({
+        videoId: row.video_id,
+        clips: row.clips,
+        extractedClips: row.clips - row.failed - row.pending,
+        pendingClips: row.pending,
+        failedClips: row.failed,
+      }));
+      const sum = (pick: (entry: (typeof byVideo)[number]) => number): number => byVideo.reduce((total, entry) => total + pick(entry), 0);
+      return {
+        videos: byVideo.length,
+        clips: sum((entry) => entry.clips),
+        extractedClips: sum((entry) => entry.extractedClips),
+        pendingClips: sum((entry) => entry.pendingClips),
+        failedClips: sum((entry) => entry.failedClips),
+        stages,
+        byVideo,
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.tokens.close();
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,70 @@
+// Argument checks every store makes the same way, so a bad call fails with the same code and message on any backend.
+
+import { checkVector } from "../graph/merge-graph.js";
+import { VideoRagError, type VectorRecord } from "../spec/index.js";
+
+/** Throws ARGUMENT_INVALID unless the record is a well-formed vector of `videoId`. */
+export function checkRecord(record: VectorRecord, videoId: string): void {
+  const where = `a vector in space "${record.space}" for ${record.videoId} clip ${record.clipIndex}`;
+  if (record.videoId !== videoId) {
+    throw new VideoRagError("ARGUMENT_INVALID", `${where} was given for video ${videoId}`);
+  }
+  if (typeof record.space !== "string" || record.space === "") {
+    throw new VideoRagError("ARGUMENT_INVALID", `a vector for ${videoId} has no space name`);
+  }
+  if (record.owner !== "clip" && record.owner !== "frame") {
+    throw new VideoRagError("ARGUMENT_INVALID", `${where} has owner ${String(record.owner)}, not "clip" or "frame"`);
+  }
+  if (!Number.isInteger(record.clipIndex) || record.clipIndex < 0) {
+    throw new VideoRagError("ARGUMENT_INVALID", `${where} needs a clip index that is an integer ≥ 0`);
+  }
+  if (record.timeSecond !== undefined && !(Number.isFinite(record.timeSecond) && record.timeSecond >= 0)) {
+    throw new VideoRagError("ARGUMENT_INVALID", `${where} has a time that is not a number of seconds ≥ 0`);
+  }
+  checkVector(record.vector, where);
+}
+
+/** Throws ARGUMENT_INVALID unless `value` is a whole number ≥ 0 (a limit, a count). */
+export function checkCount(value: number, what: string): void {
+  if (!Number.isInteger(value) || value < 0) throw new VideoRagError("ARGUMENT_INVALID", `${what} must be an integer ≥ 0`);
+}
+
+/** True when the text has something a tokenizer keeps. */
+export const hasToken = (text: string): boolean => /[\p{L}\p{N}]/u.test(text);
+
+/** The query's terms, lowercased and merged, with their summed weights; terms with no token or no weight are dropped. */
+export function termWeights(terms: { text: string; weight: number }[]): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const term of terms) {
+    const text = term.text.trim().toLowerCase();
+    if (!hasToken(text) || !(term.weight > 0)) continue;
+    weights.set(text, (weights.get(text) ?? 0) + term.weight);
+  }
+  return weights;
+}
+
+/** Field weights a lexical search uses when the query gives none: transcript, screen text, visual words. */
+export const defaultFieldWeights = { transcript: 1, screen: 0.8, visual: 0.5 };
+
+/** Entity search weights: a name (or alias) counts fully, a synthesised description a fifth. */
+export const entityFieldWeights = { name: 1, description: 0.2 };
+
+/** Chunks per entity that `entityChunks` returns when not told. */
+export const defaultChunksPerEntity = 50;
+
+/** Relations per entity that `relationsOf` returns when not told. */
+export const defaultRelationsPerEntity = 20;
+
+/**
+ * The whole-video BM25 document from its clips, in clip order. Screen lines are kept once: a slide left up for minutes
+ * is in every clip it covers and would otherwise count once per clip.
+ */
+export function videoDocument(clips: { transcript: string; screen: string; visual: string }[]): [transcript: string, screen: string, visual: string] {
+  const whole = { transcript: [] as string[], screen: new Set<string>(), visual: [] as string[] };
+  for (const clip of clips) {
+    whole.transcript.push(clip.transcript);
+    for (const line of clip.screen.split("\n")) if (line.trim()) whole.screen.add(line.trim());
+    whole.visual.push(clip.visual);
+  }
+  return [whole.transcript.join("\n"), [...whole.screen].join("\n"), whole.visual.join("\n")];
+}
