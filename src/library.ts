@@ -14,6 +14,7 @@ import { entityNameKey, refreshEntityDescriptions } from "./graph/index.js";
 import { analyzeText, retrievalHits, retrieve, retrieveVideos, termKey, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
 import { VideoRagError } from "./spec/index.js";
 import type { Answer, EntityMatch, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Segment, SegmentSource, Store, Video } from "./spec/index.js";
+import { libraryLocation } from "./library-location.js";
 import { openSqliteStore } from "./store/index.js";
 
 /** Every Store method, checked when a store is injected (a value built at run time the types cannot check). */
@@ -35,7 +36,7 @@ function isStore(value: unknown): value is Store {
 
 const libraryOptionsSchema = z
   .object({
-    /** The library folder; default `VIDEORAG_LIBRARY` or `./.videorag`. */
+    /** The library folder, or a `postgres://` URL; default `VIDEORAG_LIBRARY` or `./.videorag`. */
     path: z.string().min(1).optional(),
     /** Which model runs each stage (see loadConfig); the lite profile when absent. */
     config: z.custom<VideoRagConfig>((value) => typeof value === "object" && value !== null).optional(),
@@ -117,8 +118,10 @@ export interface ExtractLibraryOptions {
 }
 
 export interface Library {
-  /** Absolute path of the library folder. */
+  /** Absolute path of the library folder; for a Postgres library, this machine's folder for its scratch and caches. */
   readonly path: string;
+  /** How the library is named: the folder, or the Postgres URL without its password. Queue jobs carry it. */
+  readonly location: string;
   /** Ingests files, folders and simple globs; resumable; one result per file, never throws for bad input. */
   ingest(inputs: string[], options?: IngestOptions): Promise<IngestReport>;
   /** Ingests a folder of `<id>.txt|.srt|.vtt` transcripts as videos known only by their transcript. */
@@ -225,7 +228,8 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     ...(settings.frameGapSeconds ? { frameGapSeconds: settings.frameGapSeconds } : {}),
     ...(settings.modelsDir ? { modelsDir: settings.modelsDir } : {}),
   };
-  const path = resolve(settings.path ?? config.library ?? defaultLibraryPath());
+  const location = libraryLocation(settings.path ?? config.store?.url ?? config.library ?? defaultLibraryPath());
+  const path = location.folder;
   try {
     mkdirSync(path, { recursive: true });
   } catch (error) {
@@ -233,7 +237,11 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
   }
   // Several processes (CLI, server, workers) may open one library: each keeps its own scratch.
   const tempDir = processScratch(path);
-  const store: Store = settings.store ?? openSqliteStore(join(path, "library.sqlite"));
+  const store: Store =
+    settings.store ??
+    (location.kind === "postgres"
+      ? await (await import("./store/postgres/index.js")).openPostgresStore(location.url)
+      : openSqliteStore(join(path, "library.sqlite")));
   let providerChoice: Promise<ProviderChoice> | undefined;
   const providers = (): Promise<ProviderChoice> =>
     (providerChoice ??= chooseProviders(config, {
@@ -343,6 +351,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
 
   return {
     path,
+    location: location.name,
     async ingest(inputs, ingestOptions = {}) {
       const started = performance.now();
       const emit = ingestOptions.onProgress ?? (() => undefined);

@@ -1,7 +1,6 @@
 // The videorag command line: argument parsing over the library API. Sets process.exitCode, never calls process.exit.
 
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { formatCitation, formatTimestamp, stripCitations } from "../answer/index.js";
 import { answerJson, hitJson, videoJson } from "../api/index.js";
@@ -39,7 +38,7 @@ Server:
   videorag serve [--port 7860] [--host 127.0.0.1] [--token <t>] [--media-root <dir>...]
                                               HTTP API and web UI; any host but loopback needs --token or $VIDEORAG_TOKEN
 
-Many machines (jobs on a Redis queue; workers share the files and the library folder):
+Many machines (jobs on a Redis queue; workers see the files at the same paths; --library postgres://… shares the library):
   videorag ingest --queue <redis-url> [--wait] <inputs...>   enqueue one job per file (--wait: show progress until done)
   videorag worker --queue <redis-url> [--concurrency 1]      run ingest jobs into --library until Ctrl-C
   videorag queue status --queue <redis-url> [--json]          waiting, active, failed (with error codes) and done jobs
@@ -50,7 +49,8 @@ Models:
   videorag models pull <names...>             download models into the models folder
 
 Options:
-  --library <dir>   library folder (default $VIDEORAG_LIBRARY or ./.videorag)
+  --library <dir>   library folder, or postgres://user@host/db for a library shared by several machines
+                    (default $VIDEORAG_LIBRARY or ./.videorag)
   --config <file>   configuration file (default ./videorag.config.json, or $VIDEORAG_CONFIG)
   --models-dir <dir>  local models folder (default $VIDEORAG_MODELS_DIR or ~/.cache/videorag/models)
   --json            machine-readable output (read commands and eval)
@@ -195,7 +195,8 @@ async function ingestCommand(values: Values, inputs: string[]): Promise<void> {
   if (inputs.length === 0 && !values.transcripts) throw new VideoRagError("ARGUMENT_INVALID", "ingest needs files, folders or --transcripts <dir>");
   if (values.queue) {
     if (values.transcripts) throw new VideoRagError("ARGUMENT_INVALID", "--transcripts cannot go through the queue yet; ingest transcripts without --queue");
-    const library = resolve(values.library ?? loadConfig({ file: values.config }).config.library ?? defaultLibraryPath());
+    const { config } = loadConfig({ file: values.config });
+    const library = values.library ?? config.store?.url ?? config.library ?? defaultLibraryPath();
     return interruptible("interrupted; the queued jobs stay queued", (signal) => queueIngestCommand(values, inputs, library, signal));
   }
   await interruptible("interrupted; run the same ingest again to resume", async (signal) => {
@@ -303,7 +304,7 @@ async function listCommand(values: Values): Promise<void> {
     const videos = (await library.list()).map((video) => videoJson(video, pending.get(video.id)));
     print(values.json, { videos }, () =>
       videos.length === 0
-        ? `The library at ${library.path} is empty. Add videos with: videorag ingest <files>`
+        ? `The library at ${library.location} is empty. Add videos with: videorag ingest <files>`
         : videos
             .map((video) => {
               const work = video.pendingClips > 0 ? `  (${video.pendingClips} clips pending)` : "";
@@ -490,7 +491,7 @@ async function serveCommand(values: Values): Promise<void> {
       corsOrigins: values.cors,
       log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
     });
-    console.log(`videorag: serving ${library.path} at ${server.url}${token ? " (token required)" : ""}`);
+    console.log(`videorag: serving ${library.location} at ${server.url}${token ? " (token required)" : ""}`);
     await new Promise<void>((resolve) => {
       const stop = (): void => {
         process.off("SIGINT", stop);

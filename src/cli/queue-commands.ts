@@ -2,6 +2,7 @@
 
 import { basename } from "node:path";
 import { expandInputs } from "../ingest/index.js";
+import { libraryLocation } from "../library-location.js";
 import type { Library } from "../library.js";
 import { enqueueIngest, queueHost, queueStatus, runWorker, waitForJobs, type IngestJobState, type WorkerEvent } from "../queue/index.js";
 import { VideoRagError } from "../spec/index.js";
@@ -51,13 +52,14 @@ export async function queueIngestCommand(flags: QueueFlags, inputs: string[], li
   for (const skipped of expanded.filter((file) => file.skip)) process.stderr.write(`- ${skipped.path}: skipped (${skipped.skip})\n`);
   const files = expanded.filter((file) => !file.skip).map((file) => file.path);
   const jobs = await enqueueIngest(url, library, files, { incremental: flags.incremental ?? false });
+  const name = libraryLocation(library).name;
   const host = queueHost(url);
   if (!flags.wait) {
-    if (flags.json) console.log(JSON.stringify({ queue: host, library, jobs }, null, 2));
+    if (flags.json) console.log(JSON.stringify({ queue: host, library: name, jobs }, null, 2));
     else {
       for (const job of jobs) console.log(`${job.id}  ${job.state.padEnd(7)}  ${job.path}`);
       const queued = jobs.filter((job) => job.state === "queued").length;
-      process.stderr.write(`videorag: ${jobs.length - queued} jobs queued on ${host} for ${library}${queued ? ` (${queued} already queued)` : ""}\n`);
+      process.stderr.write(`videorag: ${jobs.length - queued} jobs queued on ${host} for ${name}${queued ? ` (${queued} already queued)` : ""}\n`);
     }
     return;
   }
@@ -66,7 +68,7 @@ export async function queueIngestCommand(flags: QueueFlags, inputs: string[], li
     signal,
     onChange: (job) => process.stderr.write(`${describeJob(job, positions.get(job.id) ?? "")}\n`),
   });
-  if (flags.json) console.log(JSON.stringify({ queue: host, library, jobs: states }, null, 2));
+  if (flags.json) console.log(JSON.stringify({ queue: host, library: name, jobs: states }, null, 2));
   else console.log(`${states.filter((job) => job.state === "done").length} done, ${states.filter((job) => job.state === "failed").length} failed`);
   if (states.some((job) => job.state === "failed")) process.exitCode = 3;
 }
@@ -116,7 +118,7 @@ export async function workerCommand(flags: QueueFlags, withLibrary: (work: (libr
         ...(stalledCheckSeconds ? { stalledCheckSeconds } : {}),
         onEvent: (event) => {
           if (event.type === "ready") {
-            process.stderr.write(`videorag: worker on ${queueHost(url)} ingesting into ${library.path} (concurrency ${concurrency})\n`);
+            process.stderr.write(`videorag: worker on ${queueHost(url)} ingesting into ${library.location} (concurrency ${concurrency})\n`);
             return;
           }
           const line = workerLine(event);

@@ -27,8 +27,10 @@ const lite = <Name extends string>(name: Name) => z.object({ provider: z.literal
 
 export const configSchema = z
   .object({
-    /** The library folder. */
+    /** The library folder, or a `postgres://` URL. */
     library: z.string().min(1).optional(),
+    /** The library's store: `url` is a `postgres://` URL (overrides `library`), for a library shared by several machines. */
+    store: z.object({ url: z.string().regex(/^postgres(ql)?:\/\//i, "a postgres:// URL") }).strict().optional(),
     /** Where local models live (ONNX files and Hugging Face folders). */
     modelsDir: z.string().min(1).optional(),
     /** Download a configured Hugging Face model that is not in the models folder (with progress), instead of falling back. */

@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import { libraryLocation } from "../library-location.js";
 import { VideoRagError } from "../spec/index.js";
 import { openIngestQueue, queueHost } from "./connection.js";
 
@@ -10,7 +11,7 @@ import { openIngestQueue, queueHost } from "./connection.js";
 export interface IngestJobData {
   /** Absolute path of the file; workers must see it at the same path (a shared file system). */
   path: string;
-  /** Absolute path of the library folder the video goes into. */
+  /** The library the video goes into: its folder's absolute path, or its Postgres URL without the password. */
   library: string;
   incremental: boolean;
 }
@@ -44,7 +45,7 @@ export async function ingestJobId(library: string, path: string): Promise<string
 /** Adds one ingest job per file (files, not folders: expand those first) and returns at once. */
 export async function enqueueIngest(queueUrl: string, library: string, files: string[], options: EnqueueOptions = {}): Promise<EnqueuedJob[]> {
   const queue = await openIngestQueue(queueUrl);
-  const libraryPath = resolve(library);
+  const libraryPath = libraryLocation(library).name;
   try {
     const jobs: EnqueuedJob[] = [];
     for (const file of files) {

@@ -2,7 +2,6 @@
 // Delivery is at least once: a job whose worker died is taken again, and ingest finds the video committed (`unchanged`)
 // or resumes its stages, because a video's id is its content hash and its commit is one transaction.
 
-import { resolve } from "node:path";
 import type { Job } from "bullmq";
 import type { IngestEvent, MediaStage } from "../ingest/index.js";
 import type { Library } from "../library.js";
@@ -73,8 +72,8 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
 
   const processor = async (job: Job<IngestJobData>): Promise<IngestJobResult> => {
     const { path, incremental } = job.data;
-    if (resolve(job.data.library) !== library.path) {
-      return fail(job, "ARGUMENT_INVALID", `the job is for the library ${job.data.library}; this worker serves ${library.path}`);
+    if (job.data.library !== library.location) {
+      return fail(job, "ARGUMENT_INVALID", `the job is for the library ${job.data.library}; this worker serves ${library.location}`);
     }
     onEvent({ type: "job-start", jobId: String(job.id), path, attempt: job.attemptsMade + 1 });
     let lastReport = 0;
