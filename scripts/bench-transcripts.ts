@@ -1,8 +1,10 @@
 // Benchmark of transcript ingest and lexical retrieval on ../shared/datasets/howto-qa: ingests the 8,648 transcripts
 // into a library, times it, and measures recall@1/5/10 of each dev question's source video and search latency.
 //
-//   node --import tsx scripts/bench-transcripts.ts [--library dir] [--variants] [--questions file]
+//   node --import tsx scripts/bench-transcripts.ts [--library dir] [--variants] [--questions file] [--store postgres://…]
 //
+// --store measures a library on a Postgres store instead of SQLite: an empty database at that URL, or `postgres`
+// for a throwaway PostgreSQL 15 cluster (where one is installed; see src/test-support/postgres.ts).
 // --library reuses (or creates) a library folder, so a second run skips the unchanged transcripts; without it a temporary
 // library is made and removed. --variants also measures the retrieval variants the defaults were chosen from.
 
@@ -28,6 +30,18 @@ export interface BenchTranscriptsOptions {
   variants?: boolean;
   /** Progress lines go here; default stderr. */
   log?: (line: string) => void;
+  /** A `postgres://` URL of an empty database, or "postgres" for a throwaway cluster; SQLite when absent. */
+  store?: string;
+}
+
+/** Opens the library's store: SQLite in the folder, or Postgres (a throwaway cluster for "postgres"). */
+async function openBenchStore(folder: string, store: string | undefined): Promise<{ store: Store; stop: () => Promise<void> }> {
+  if (!store) return { store: openSqliteStore(join(folder, "library.sqlite")), stop: async () => undefined };
+  const { openPostgresStore } = await import("../src/store/postgres/index.js");
+  if (store !== "postgres") return { store: await openPostgresStore(store), stop: async () => undefined };
+  const { startPostgres } = await import("../src/test-support/postgres.js");
+  const server = await startPostgres();
+  return { store: await openPostgresStore(await server.createDatabase()), stop: () => server.stop() };
 }
 
 /** A variant ranks with whole-video BM25 from the given terms, optionally re-scored with clip evidence. */
@@ -160,7 +174,7 @@ export async function benchTranscripts(options: BenchTranscriptsOptions = {}): P
   const temporary = !options.library;
   const library = options.library ? resolve(options.library) : mkdtempSync(join(tmpdir(), "videorag-bench-"));
   mkdirSync(library, { recursive: true });
-  const store = openSqliteStore(join(library, "library.sqlite"));
+  const { store, stop } = await openBenchStore(library, options.store);
   try {
     const started = performance.now();
     let done = 0;
@@ -216,6 +230,7 @@ export async function benchTranscripts(options: BenchTranscriptsOptions = {}): P
     };
   } finally {
     await store.close();
+    await stop();
     if (temporary) rmSync(library, { recursive: true, force: true });
   }
 }
@@ -226,6 +241,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
       library: { type: "string" },
       questions: { type: "string" },
       variants: { type: "boolean", default: false },
+      store: { type: "string" },
     },
   });
   console.log(JSON.stringify(await benchTranscripts(values), null, 2));

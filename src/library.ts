@@ -173,6 +173,11 @@ export interface Library {
   providers(): Promise<string[]>;
   /** Model calls, cache hits and retries per model since the library was opened. */
   modelStats(): Promise<Record<string, { calls: number; items: number; cacheHits: number; retries: number; failures: number }>>;
+  /**
+   * Describes the entities whose sources changed (with the language model, or the lite summary); how many. Ingest does
+   * this itself unless told not to (`describeEntities: false`).
+   */
+  describeEntities(options?: { signal?: AbortSignal }): Promise<number>;
   /** Closes the store, an injected one included. */
   close(): Promise<void>;
 }
@@ -258,6 +263,10 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       if (extraction.textEmbedder) await store.refreshStageKey("embeddings", derived.embeddings);
       await store.refreshStageKey("graph", derived.graph);
       return choice;
+    }).catch((error: unknown) => {
+      // Not kept: a store that was unreachable for a moment must not fail every later call of this library.
+      providerChoice = undefined;
+      throw error;
     }));
 
   const find = async (reference: string): Promise<Video> => {
@@ -330,8 +339,8 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     tempDir,
   });
   /** Entities whose sources changed get one description again, synthesised by the language model when there is one. */
-  const describeEntities = async (choice: ProviderChoice, signal?: AbortSignal): Promise<void> => {
-    await refreshEntityDescriptions(store, { model: choice.llm, signal });
+  const describeEntities = async (choice: ProviderChoice, signal?: AbortSignal): Promise<number> => {
+    return (await refreshEntityDescriptions(store, { model: choice.llm, signal })).described;
   };
   const retrieval = async (question: string, options: RetrieveOptions = {}): Promise<Retrieval> => {
     const choice = await providers();
@@ -375,7 +384,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         results.push(result);
         emit({ type: "video-done", result });
       }
-      await describeEntities(choice, ingestOptions.signal);
+      if (ingestOptions.describeEntities !== false) await describeEntities(choice, ingestOptions.signal);
       const report = summarize(results, (performance.now() - started) / 1000);
       report.warnings.unshift(...choice.warnings);
       report.providers = choice.summary;
@@ -390,7 +399,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         onProgress: ingestOptions.onProgress,
         signal: ingestOptions.signal,
       });
-      await describeEntities(choice, ingestOptions.signal);
+      if (ingestOptions.describeEntities !== false) await describeEntities(choice, ingestOptions.signal);
       return summarize(results, (performance.now() - started) / 1000);
     },
     async search(query, searchOptions = {}) {
@@ -450,6 +459,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       const video = await find(reference);
       return { video, segments: await store.getSegments(video.id, fromSecond ?? 0, toSecond ?? video.durationSeconds + 1) };
     },
+    describeEntities: async (describeOptions = {}) => describeEntities(await providers(), describeOptions.signal),
     async remove(reference) {
       const video = await find(reference);
       await store.removeVideo(video.id);

@@ -153,7 +153,7 @@ function downloadPrinter(): (file: string, done: number, total: number | undefin
 function libraryOptions(values: Values): LibraryOptions {
   const { config } = loadConfig({ file: values.config });
   return {
-    path: values.library,
+    path: values.library ?? config.store?.url ?? config.library,
     config,
     ...(values["clip-seconds"] ? { clipSeconds: positiveInteger(values["clip-seconds"], "clip-seconds", 30) } : {}),
     ...(values["models-dir"] ? { modelsDir: values["models-dir"] } : {}),

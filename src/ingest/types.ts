@@ -50,6 +50,11 @@ export interface IngestReport {
 export interface IngestOptions {
   /** Commit only the light index and leave the heavy stages pending, for question time or `extract` (default: the configuration's `ingest.incremental`). */
   incremental?: boolean;
+  /**
+   * Describe the graph's changed entities once the files are in (default true). A queue worker leaves it to a job of its
+   * own, so that one pass serves many ingested files.
+   */
+  describeEntities?: boolean;
   onProgress?: (event: IngestEvent) => void;
   signal?: AbortSignal;
 }

@@ -31,10 +31,10 @@ export function queueHost(queueUrl: string): string {
   }
 }
 
-/** The ingest queue for a short-lived command; close it when done. */
-export async function openIngestQueue(queueUrl: string): Promise<Queue<IngestJobData>> {
+/** The ingest queue for a short-lived command (or, `persistent`, a worker's); close it when done. */
+export async function openIngestQueue(queueUrl: string, persistent = false): Promise<Queue<IngestJobData>> {
   const { Queue } = await loadBullmq();
-  const queue = new Queue<IngestJobData>(ingestQueueName, { connection: connectionOptions(queueUrl) });
+  const queue = new Queue<IngestJobData>(ingestQueueName, { connection: connectionOptions(queueUrl, persistent) });
   // Connection errors reach the caller as the failed command's rejection; unheard, BullMQ would print each one with its stack.
   queue.on("error", () => undefined);
   return queue;

@@ -9,6 +9,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { after, describe, test } from "node:test";
 import { openLibrary, type Library } from "../library.js";
 import { cliArguments } from "../test-support/cli.js";
+import { needsPostgres, startPostgres } from "../test-support/postgres.js";
 import { needsRedis, startRedis } from "../test-support/redis.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
 import { enqueueIngest, queueStatus, runWorker, type QueueStatus, type WorkerEvent } from "./index.js";
@@ -63,10 +64,13 @@ describe("ingest jobs on a queue", { skip: needsRedis || needsShared }, () => {
       assert.equal(new Set(jobs.map((job) => job.id)).size, 3);
 
       const events = await withWorker(redis.url, library, async () => {
-        const status = await waitForQueue(redis.url, (current) => current.done + current.failed === 3);
+        const status = await waitForQueue(redis.url, (current) => current.done + current.failed === 3 && current.waiting + current.active === 0);
         assert.deepEqual({ waiting: status.waiting, active: status.active, failed: status.failed, done: status.done }, { waiting: 0, active: 0, failed: 0, done: 3 });
       });
-      assert.deepEqual(events.filter((event) => event.type === "job-done").map((event) => event.type === "job-done" && event.result.status), ["ingested", "ingested", "ingested"]);
+      const finished = events.flatMap((event) => (event.type === "job-done" ? [event.result.status] : []));
+      assert.deepEqual(finished.filter((status) => status !== "described"), ["ingested", "ingested", "ingested"]);
+      // The entity descriptions ran as a job of their own, after the files: nothing is left stale.
+      assert.ok(finished.includes("described"), JSON.stringify(finished));
 
       const videos = await library.list();
       assert.deepEqual(videos.map((video) => video.path).sort(), [...files].sort());
@@ -111,9 +115,10 @@ describe("ingest jobs on a queue", { skip: needsRedis || needsShared }, () => {
     }
   });
 
-  test("a worker killed mid-job leaves its job to another worker: every video once, none partial", async () => {
+  const killCase = (name: string, skip: string | false, location: () => Promise<{ library: string; stop: () => Promise<void> }>) =>
+  test(`a worker killed mid-job leaves its job to another worker: every video once, none partial (${name})`, { skip }, async () => {
     const redis = await startRedis();
-    const libraryPath = join(scratch, "shared-library");
+    const { library: libraryPath, stop } = await location();
     // Created before the workers start, so the test is about the kill, not about two processes creating one library.
     const library = await openLibrary({ path: libraryPath, visual: false, modelsDir: sharedPath("models") });
     const workers: { child: ChildProcess; stderr: string; exited: Promise<number | null> }[] = [];
@@ -126,7 +131,7 @@ describe("ingest jobs on a queue", { skip: needsRedis || needsShared }, () => {
       ];
       const jobs = await enqueueIngest(redis.url, libraryPath, files);
       // A dead worker's lock runs out in 2 s and the survivor looks for stalled jobs every second.
-      const env = { ...process.env, CI: "1", VIDEORAG_QUEUE_LOCK_SECONDS: "2", VIDEORAG_QUEUE_STALLED_CHECK_SECONDS: "1" };
+      const env = { ...process.env, CI: "1", VIDEORAG_QUEUE_LOCK_SECONDS: "2", VIDEORAG_QUEUE_STALLED_CHECK_SECONDS: "1", VIDEORAG_STATE_DIR: join(scratch, "worker-state") };
       const args = ["worker", "--queue", redis.url, "--library", libraryPath, "--no-visual", "--models-dir", sharedPath("models")];
       let killedJob: string | undefined;
       for (let index = 0; index < 2; index++) {
@@ -143,7 +148,7 @@ describe("ingest jobs on a queue", { skip: needsRedis || needsShared }, () => {
         });
         workers.push(worker);
       }
-      const status = await waitForQueue(redis.url, (current) => current.done + current.failed === files.length, 45);
+      const status = await waitForQueue(redis.url, (current) => current.done + current.failed === files.length && current.waiting + current.active === 0, 45);
       assert.deepEqual({ failed: status.failed, done: status.done, waiting: status.waiting }, { failed: 0, done: 4, waiting: 0 });
       assert.ok(killedJob && jobs.some((job) => job.id === killedJob), "a worker was killed in a job");
 
@@ -164,6 +169,13 @@ describe("ingest jobs on a queue", { skip: needsRedis || needsShared }, () => {
       await Promise.all(workers.map((worker) => worker.exited));
       await library.close();
       await redis.stop();
+      await stop();
     }
+  });
+
+  void killCase("SQLite library folder", false, async () => ({ library: join(scratch, "shared-library"), stop: async () => undefined }));
+  void killCase("Postgres library", needsPostgres, async () => {
+    const server = await startPostgres();
+    return { library: await server.createDatabase(), stop: () => server.stop() };
   });
 });

@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import type { Queue } from "bullmq";
 import { libraryLocation } from "../library-location.js";
 import { VideoRagError } from "../spec/index.js";
 import { openIngestQueue, queueHost } from "./connection.js";
@@ -31,6 +32,22 @@ export interface EnqueueOptions {
 
 /** Tries per job for failures that may pass (a model server down, the library busy); bad input is not tried again. */
 export const ingestAttempts = 3;
+
+/** The name of the entity-description job, one at a time per library. */
+export const describeJobName = "describe";
+
+/**
+ * Queues the library's entity-description pass unless one is already waiting (its id is the library's): removed once
+ * it has run, so the next ingested file queues a new one.
+ */
+export async function enqueueDescribe(queue: Queue<IngestJobData>, library: string): Promise<void> {
+  const id = `describe-${createHash("sha256").update(library).digest("hex").slice(0, 32)}`;
+  await queue.add(
+    describeJobName,
+    { path: "(entity descriptions)", library, incremental: false },
+    { jobId: id, attempts: ingestAttempts, backoff: { type: "exponential", delay: 5000 }, removeOnComplete: true, removeOnFail: true },
+  );
+}
 
 /**
  * The job id: the library, the file and its size and modification time, hashed. Enqueuing an unchanged file twice finds

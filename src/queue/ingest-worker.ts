@@ -6,8 +6,8 @@ import type { Job } from "bullmq";
 import type { IngestEvent, MediaStage } from "../ingest/index.js";
 import type { Library } from "../library.js";
 import { toVideoRagError, type ErrorCode } from "../spec/index.js";
-import { connectionOptions, ingestQueueName, loadBullmq } from "./connection.js";
-import type { IngestJobData } from "./ingest-queue.js";
+import { connectionOptions, ingestQueueName, loadBullmq, openIngestQueue } from "./connection.js";
+import { describeJobName, enqueueDescribe, type IngestJobData } from "./ingest-queue.js";
 
 /** What a job reports as it runs, readable by `queue status` and `ingest --wait`. */
 export interface IngestJobProgress {
@@ -20,9 +20,12 @@ export interface IngestJobProgress {
 
 /** What a finished job returns. */
 export interface IngestJobResult {
-  status: "ingested" | "unchanged" | "skipped";
+  /** "described" for the entity-description job. */
+  status: "ingested" | "unchanged" | "skipped" | "described";
   videoId?: string;
   clipCount: number;
+  /** Entities the description job described. */
+  described?: number;
 }
 
 /** What the worker tells its caller, one event per step of a job. */
@@ -70,11 +73,29 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     throw isRetryable(code) ? new Error(text) : new UnrecoverableError(text);
   };
 
+  // Entity descriptions are a job of their own, queued after each ingested file: one pass serves every file that
+  // committed while it waited, and a slow language model does not hold an ingest slot.
+  const queue = await openIngestQueue(options.queueUrl, true);
+  const describe = async (job: Job<IngestJobData>): Promise<IngestJobResult> => {
+    onEvent({ type: "job-start", jobId: String(job.id), path: job.data.path, attempt: job.attemptsMade + 1 });
+    let described: number;
+    try {
+      described = await library.describeEntities();
+    } catch (error) {
+      const failure = toVideoRagError(error);
+      return fail(job, failure.code, failure.message);
+    }
+    const done: IngestJobResult = { status: "described", clipCount: 0, described };
+    onEvent({ type: "job-done", jobId: String(job.id), path: job.data.path, result: done });
+    return done;
+  };
+
   const processor = async (job: Job<IngestJobData>): Promise<IngestJobResult> => {
     const { path, incremental } = job.data;
     if (job.data.library !== library.location) {
       return fail(job, "ARGUMENT_INVALID", `the job is for the library ${job.data.library}; this worker serves ${library.location}`);
     }
+    if (job.name === describeJobName) return describe(job);
     onEvent({ type: "job-start", jobId: String(job.id), path, attempt: job.attemptsMade + 1 });
     let lastReport = 0;
     const report = (progress: IngestJobProgress, force: boolean): void => {
@@ -90,13 +111,14 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     };
     let result;
     try {
-      [result] = (await library.ingest([path], { incremental, onProgress })).results;
+      [result] = (await library.ingest([path], { incremental, onProgress, describeEntities: false })).results;
     } catch (error) {
       const failure = toVideoRagError(error);
       return fail(job, failure.code, failure.message);
     }
     if (!result) return fail(job, "INPUT_NOT_FOUND", `nothing to ingest at ${path}`);
     if (result.status === "failed") return fail(job, result.error?.code ?? "INTERNAL", result.error?.message ?? "ingest failed");
+    if (result.status === "ingested") await enqueueDescribe(queue, job.data.library);
     const done: IngestJobResult = { status: result.status, clipCount: result.clipCount, ...(result.videoId ? { videoId: result.videoId } : {}) };
     onEvent({ type: "job-done", jobId: String(job.id), path, result: done });
     return done;
@@ -120,4 +142,5 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   const running = worker.run();
   await closed;
   await running;
+  await queue.close();
 }

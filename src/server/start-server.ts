@@ -60,7 +60,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   checkExposure(host, options.token);
   const log = options.log ?? (() => undefined);
   const threads = options.threads
-    ? await startLibraryThreads({ ...options.threads.libraryOptions, path: options.library.path }, { queryThreads: options.threads.queryThreads })
+    ? // A Postgres library's threads need its URL (with the password), which the library does not keep: the options give it.
+      await startLibraryThreads({ ...options.threads.libraryOptions, path: options.threads.libraryOptions.path ?? options.library.path }, { queryThreads: options.threads.queryThreads })
     : undefined;
   const jobs = createIngestJobs({ library: options.library, dir: join(options.library.path, "jobs"), log, ...(threads ? { ingest: threads.ingest } : {}) });
   const app = createApp({

@@ -47,8 +47,9 @@ export interface TestPostgres {
   url: string;
   /** Stops the server at once (no checkpoint) and deletes its folder; calling it again does nothing. */
   stop(): Promise<void>;
-  /** Stops the server at once, as a crash would, and starts it again on the same port with the same data. */
-  restart(options?: { downMs?: number }): Promise<void>;
+  /** Stops the server at once, as a crash would, keeping its data; `start` brings it back on the same port. */
+  kill(): Promise<void>;
+  start(): Promise<void>;
   /** Creates an empty database and returns its URL. */
   createDatabase(): Promise<string>;
 }
@@ -101,9 +102,10 @@ export async function startPostgres(): Promise<TestPostgres> {
           await run(...command("pg_ctl", ["-D", dataDir, "-m", "immediate", "stop"]));
           rmSync(folder, { recursive: true, force: true });
         },
-        async restart({ downMs = 0 } = {}) {
+        async kill() {
           await run(...command("pg_ctl", ["-D", dataDir, "-m", "immediate", "stop"]));
-          await new Promise((resolve) => setTimeout(resolve, downMs));
+        },
+        async start() {
           await run(...command("pg_ctl", ["-D", dataDir, "-l", logFile, "-o", options, "-w", "start"]));
         },
         async createDatabase() {

@@ -228,13 +228,16 @@ class PostgresStore implements Store {
   /** Runs `work` on one connection outside a transaction (reads). */
   private async read<T>(action: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
     let client: PoolClient | undefined;
+    let failed = false;
     try {
       client = await this.pool.connect();
       return await work(client);
     } catch (error) {
+      failed = true;
       throw storeError(error, action, this.where);
     } finally {
-      client?.release();
+      // A connection that saw an error may be broken (a restarted server): it is closed rather than reused.
+      client?.release(failed);
     }
   }
 
@@ -242,6 +245,7 @@ class PostgresStore implements Store {
   private async write<T>(action: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let client: PoolClient | undefined;
+      let failed = false;
       try {
         client = await this.pool.connect();
         await client.query("BEGIN");
@@ -249,11 +253,12 @@ class PostgresStore implements Store {
         await client.query("COMMIT");
         return result;
       } catch (error) {
+        failed = true;
         await client?.query("ROLLBACK").catch(() => undefined);
         if (conflictCodes.has(errorCode(error)) && attempt < 5) continue;
         throw storeError(error, action, this.where);
       } finally {
-        client?.release();
+        client?.release(failed);
       }
     }
   }
