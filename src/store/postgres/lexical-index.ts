@@ -198,15 +198,17 @@ export class LexicalIndex {
       const terms = [...single.keys()];
       const hits = await this.termCounts(client, index, terms, mask);
       const termWeights = terms.map((term) => (single.get(term) ?? 0) * idf(hits.get(term) ?? 0));
+      // Per candidate, each query term is found with array_position (a scan of the document's few dozen terms in C):
+      // measured 2.4x faster than unnesting every document's terms (191 against 468 ms for "make water", 33k of
+      // 101,684 clip documents).
       const { rows } = await client.query<{ key: number; score: number }>(
-        `WITH q AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS q(term, weight))
-        SELECT d.key, sum(q.weight * m.f * ${k1 + 1} / (m.f + ${k1} * (${1 - b} + ${b} * d.length / $4::float8)))::float8 AS score
+        `SELECT d.key, sum(m.weight * m.f * ${k1 + 1} / (m.f + ${k1} * (${1 - b} + ${b} * d.length / $4::float8)))::float8 AS score
         FROM lexical_docs d
           CROSS JOIN LATERAL (
-            SELECT u.term, coalesce(u.a, 0) * $5::float8 + coalesce(u.b, 0) * $6::float8 + coalesce(u.c, 0) * $7::float8 AS f
-            FROM unnest(d.terms, d.f0, d.f1, d.f2) AS u(term, a, b, c) WHERE u.term = ANY($2::text[])
+            SELECT q.weight, coalesce(d.f0[p], 0) * $5::float8 + coalesce(d.f1[p], 0) * $6::float8 + coalesce(d.f2[p], 0) * $7::float8 AS f
+            FROM unnest($2::text[], $3::float8[]) AS q(term, weight), LATERAL array_position(d.terms, q.term) AS p
+            WHERE p IS NOT NULL
           ) m
-          JOIN q ON q.term = m.term
         WHERE d.index = $1 AND d.terms && $2::text[] AND m.f > 0 ${query.videoKeys ? "AND d.video_key = ANY($9::bigint[])" : ""}
         GROUP BY d.key ORDER BY score DESC, d.key LIMIT $8`,
         [
