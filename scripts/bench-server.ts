@@ -6,13 +6,13 @@
 //
 // The server runs as its own process (`videorag serve`), as a user runs it; this process only sends requests.
 
-import { spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { latencyPercentiles } from "../src/eval/index.js";
 import { openLibrary } from "../src/library.js";
 import { sharedDir } from "../src/test-support/shared.js";
+import { startServe } from "./start-serve.js";
 
 const root = resolve(new URL("..", import.meta.url).pathname);
 const clients = 16;
@@ -59,22 +59,6 @@ async function timeToFirstByte(url: string, headers: Record<string, string> = {}
   return elapsed;
 }
 
-function startServe(library: string, mediaRoot: string, modelsDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", join(root, "src/cli/run.ts"), "serve", "--library", library, "--port", "0", "--media-root", mediaRoot, "--models-dir", modelsDir],
-    { cwd: root, stdio: ["ignore", "pipe", "ignore"] },
-  );
-  return new Promise((resolveStart, reject) => {
-    let out = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /at (http:\/\/\S+)/.exec(out)?.[1];
-      if (url) resolveStart({ child, url });
-    });
-    child.once("exit", (code) => reject(new Error(`videorag serve exited with ${code}`)));
-  });
-}
 
 export async function benchServer(): Promise<Record<string, unknown>> {
   if (!sharedDir) throw new Error("bench server needs ../shared (the transcript corpus and media)");
@@ -106,7 +90,7 @@ export async function benchServer(): Promise<Record<string, unknown>> {
   for (const file of streetFiles) {
     copyFileSync(join(shared, "media/surveillance", file), join(mediaRoot, file));
   }
-  const { child, url } = await startServe(libraryDir, mediaRoot, join(shared, "models"));
+  const { child, url } = await startServe(["--library", libraryDir, "--media-root", mediaRoot, "--models-dir", join(shared, "models")]);
   try {
     // Warm every thread (providers chosen, statements compiled, pages read) with one pass before measuring.
     await load(url, "/api/search", questions.map((query) => ({ query })));

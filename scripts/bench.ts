@@ -1,4 +1,5 @@
-// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server]`: the project's speed and quality benchmarks, printed as JSON.
+// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server|scale]`: the project's speed and quality benchmarks, printed as JSON.
+// `npm run bench scale -- --hours 100,1000 [--store sqlite|postgres://…] [--queries 100] [--keep dir]`: see bench-scale.ts.
 import { benchMedia } from "./bench-media.js";
 
 const which = process.argv[2] ?? "all";
@@ -33,5 +34,10 @@ if (which === "server") {
 if (which === "incremental") {
   const { benchIncremental } = await import("./bench-incremental.js");
   results.incremental = await benchIncremental();
+}
+// Not part of "all": it builds synthetic libraries of 100 and 1,000 hours (a few minutes on SQLite), or as --hours says.
+if (which === "scale") {
+  const { benchScale, parseScaleArgs } = await import("./bench-scale.js");
+  results.scale = await benchScale(parseScaleArgs(process.argv.slice(3)));
 }
 console.log(JSON.stringify(results, null, 2));
