@@ -1,4 +1,4 @@
-// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server|scale]`: the project's speed and quality benchmarks, printed as JSON.
+// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server|scale|workers]`: the project's speed and quality benchmarks, printed as JSON.
 // `npm run bench scale -- --hours 100,1000 [--store sqlite|postgres://…] [--queries 100] [--keep dir]`: see bench-scale.ts.
 import { benchMedia } from "./bench-media.js";
 
@@ -39,5 +39,10 @@ if (which === "incremental") {
 if (which === "scale") {
   const { benchScale, parseScaleArgs } = await import("./bench-scale.js");
   results.scale = await benchScale(parseScaleArgs(process.argv.slice(3)));
+}
+// Not part of "all": one worker, then two, ingest the media in ../shared from a Redis queue (about 10 minutes).
+if (which === "workers") {
+  const { benchWorkers } = await import("./bench-workers.js");
+  results.workers = await benchWorkers();
 }
 console.log(JSON.stringify(results, null, 2));
