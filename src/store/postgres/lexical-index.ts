@@ -6,10 +6,11 @@
 // that over the index, and idf = ln((N − n + 0.5) / (n + 0.5)) (at least 1e-6) with n the documents holding the phrase
 // in the searched fields. A term weighted w counts w times, as a term repeated w times does in an FTS5 query.
 //
-// Each document keeps its distinct terms with their counts per field; `lexical_terms` keeps, per term, how many
-// documents hold it in each non-empty set of fields (7 counts for 3 fields, a bit per field), so n is one lookup
-// whichever fields a query searches. Phrases (quoted, or a term that tokenizes into several words) are counted from
-// the documents' text, found through the GIN index as documents holding every word of the phrase.
+// Each document keeps its distinct terms as ids, with their counts per field packed in one integer (10 bits each);
+// `lexical_terms` gives each term its id and keeps how many documents hold it in each non-empty set of fields (7 counts
+// for 3 fields, a bit per field), so n is one lookup whichever fields a query searches. Phrases (quoted, or a term that
+// tokenizes into several words) are counted from the documents' text, found through the GIN index as documents holding
+// every word of the phrase.
 
 import type { PoolClient } from "pg";
 import { countPhrase, type Fts5Tokens } from "./fts5-tokens.js";
@@ -51,6 +52,16 @@ const fieldMask = (counts: number[]): number => counts.reduce((mask, count, fiel
 /** The 7 per-field-set counts a document adds for a term present in the fields of `mask`. */
 const maskCounts = (mask: number): number[] => Array.from({ length: 7 }, (_, set) => ((set + 1) & mask ? 1 : 0));
 
+/** Counts per field packed in one integer: 10 bits each, a count above 1023 read as 1023 (BM25 has saturated long before). */
+const packCounts = (counts: number[]): number => counts.reduce((packed, count, field) => packed | (Math.min(count, 1023) << (10 * field)), 0);
+const unpackCounts = (packed: number): number[] => [packed & 1023, (packed >> 10) & 1023, (packed >> 20) & 1023];
+
+interface StoredDocument {
+  terms: number[];
+  counts: number[];
+  length: number;
+}
+
 export class LexicalIndex {
   constructor(private readonly tokens: Fts5Tokens) {}
 
@@ -60,92 +71,84 @@ export class LexicalIndex {
     await this.remove(client, index, documents.map((document) => document.key));
     const analysed = this.tokens.terms(documents.map((document) => document.fields));
     const delta = new Map<string, number[]>();
-    const rows = { keys: [] as number[], videos: [] as (number | null)[], terms: [] as string[], f0: [] as string[], f1: [] as string[], f2: [] as string[], lengths: [] as number[] };
-    let tokens = 0;
-    for (const [position, document] of documents.entries()) {
+    const parsed = documents.map((document, position) => {
       const fields = analysed[position] ?? [];
-      const terms = [...new Set(fields.flatMap((field) => [...field.counts.keys()]))].sort();
-      const perField = [0, 1, 2].map((field) => terms.map((term) => Math.min(fields[field]?.counts.get(term) ?? 0, 32767)));
-      const length = fields.reduce((sum, field) => sum + field.tokens, 0) + videoToken(index);
-      for (const [position, term] of terms.entries()) {
-        addCounts(delta, term, maskCounts(fieldMask(perField.map((counts) => counts[position] ?? 0))), 1);
-      }
-      rows.keys.push(document.key);
-      rows.videos.push(document.videoKey ?? null);
-      rows.terms.push(terms.join("\u001f"));
-      rows.f0.push((perField[0] ?? []).join(","));
-      rows.f1.push((perField[1] ?? []).join(","));
-      rows.f2.push((perField[2] ?? []).join(","));
-      rows.lengths.push(length);
-      tokens += length;
-    }
+      const terms = [...new Set(fields.flatMap((field) => [...field.counts.keys()]))];
+      const counts = terms.map((term) => [0, 1, 2].map((field) => fields[field]?.counts.get(term) ?? 0));
+      for (const [at, term] of terms.entries()) addCounts(delta, term, maskCounts(fieldMask(counts[at] ?? [])), 1);
+      return { document, terms, counts, length: fields.reduce((sum, field) => sum + field.tokens, 0) + videoToken(index) };
+    });
+    const ids = await this.addTerms(client, index, delta);
     await client.query(
-      `INSERT INTO lexical_docs (index, key, video_key, terms, f0, f1, f2, length)
-        SELECT $1, d.key, d.video_key, CASE WHEN d.terms = '' THEN '{}'::text[] ELSE string_to_array(d.terms, E'\\x1f') END,
-          string_to_array(d.f0, ',')::smallint[], string_to_array(d.f1, ',')::smallint[], string_to_array(d.f2, ',')::smallint[],
-          d.length
-        FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[])
-          AS d(key, video_key, terms, f0, f1, f2, length)`,
-      [lexicalIndexes[index], rows.keys, rows.videos, rows.terms, rows.f0, rows.f1, rows.f2, rows.lengths],
+      `INSERT INTO lexical_docs (index, key, video_key, terms, counts, length)
+        SELECT $1, d.key, d.video_key, string_to_array(d.terms, ',')::integer[], string_to_array(d.counts, ',')::integer[], d.length
+        FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::integer[]) AS d(key, video_key, terms, counts, length)`,
+      [
+        lexicalIndexes[index],
+        parsed.map((entry) => entry.document.key),
+        parsed.map((entry) => entry.document.videoKey ?? null),
+        parsed.map((entry) => entry.terms.map((term) => ids.get(term)).join(",")),
+        parsed.map((entry) => entry.counts.map(packCounts).join(",")),
+        parsed.map((entry) => entry.length),
+      ],
     );
-    await this.applyStatistics(client, index, delta, documents.length, tokens);
+    await this.addTotals(client, index, documents.length, parsed.reduce((sum, entry) => sum + entry.length, 0));
   }
 
   /** Removes documents by key (those not there are ignored), keeping statistics in step. */
   async remove(client: PoolClient, index: LexicalIndexName, keys: number[]): Promise<void> {
     if (keys.length === 0) return;
-    const { rows } = await client.query<{ terms: string[]; f0: number[]; f1: number[]; f2: number[]; length: number }>(
-      `DELETE FROM lexical_docs WHERE index = $1 AND key = ANY($2::bigint[]) RETURNING terms, f0, f1, f2, length`,
+    const { rows } = await client.query<StoredDocument>(
+      `DELETE FROM lexical_docs WHERE index = $1 AND key = ANY($2::bigint[]) RETURNING terms, counts, length`,
       [lexicalIndexes[index], keys],
     );
     await this.forget(client, index, rows);
   }
 
-  /** Removes every document of a video (clip and video indexes). */
-  async removeVideo(client: PoolClient, index: LexicalIndexName, videoKey: number): Promise<void> {
-    const { rows } = await client.query<{ terms: string[]; f0: number[]; f1: number[]; f2: number[]; length: number }>(
-      `DELETE FROM lexical_docs WHERE index = $1 AND video_key = $2 RETURNING terms, f0, f1, f2, length`,
-      [lexicalIndexes[index], videoKey],
+  /** Removes the clip documents of a video. */
+  async removeVideoClips(client: PoolClient, videoKey: number): Promise<void> {
+    const { rows } = await client.query<StoredDocument>(
+      `DELETE FROM lexical_docs WHERE index = $1 AND key IN (SELECT key FROM clips WHERE video_key = $2) RETURNING terms, counts, length`,
+      [lexicalIndexes.clip, videoKey],
     );
-    await this.forget(client, index, rows);
+    await this.forget(client, "clip", rows);
   }
 
-  private async forget(
-    client: PoolClient,
-    index: LexicalIndexName,
-    rows: { terms: string[]; f0: number[]; f1: number[]; f2: number[]; length: number }[],
-  ): Promise<void> {
+  private async forget(client: PoolClient, index: LexicalIndexName, rows: StoredDocument[]): Promise<void> {
     if (rows.length === 0) return;
-    const delta = new Map<string, number[]>();
-    let tokens = 0;
+    const delta = new Map<number, number[]>();
     for (const row of rows) {
-      for (const [position, term] of row.terms.entries()) {
-        addCounts(delta, term, maskCounts(fieldMask([row.f0[position] ?? 0, row.f1[position] ?? 0, row.f2[position] ?? 0])), -1);
-      }
-      tokens += row.length;
+      for (const [at, id] of row.terms.entries()) addCounts(delta, id, maskCounts(fieldMask(unpackCounts(row.counts[at] ?? 0))), -1);
     }
-    await this.applyStatistics(client, index, delta, -rows.length, -tokens);
+    const ids = [...delta.keys()].sort((a, b) => a - b);
+    await client.query(
+      `UPDATE lexical_terms t SET documents = ARRAY(
+          SELECT a + b FROM unnest(t.documents, string_to_array(d.counts, ',')::integer[]) WITH ORDINALITY AS x(a, b, i) ORDER BY i)
+        FROM (SELECT * FROM unnest($1::integer[], $2::text[]) AS d(id, counts) ORDER BY id) d
+        WHERE t.id = d.id`,
+      [ids, ids.map((id) => (delta.get(id) ?? []).join(","))],
+    );
+    await client.query(`DELETE FROM lexical_terms WHERE id = ANY($1::integer[]) AND documents[7] <= 0`, [ids]);
+    await this.addTotals(client, index, -rows.length, -rows.reduce((sum, row) => sum + row.length, 0));
   }
 
-  /** Adds per-term counts and totals; terms in a fixed order, so two writers lock rows in the same order. */
-  private async applyStatistics(client: PoolClient, index: LexicalIndexName, delta: Map<string, number[]>, documents: number, tokens: number): Promise<void> {
+  /** Adds per-term counts, creating terms on first use; their ids. Terms in a fixed order, so two writers lock alike. */
+  private async addTerms(client: PoolClient, index: LexicalIndexName, delta: Map<string, number[]>): Promise<Map<string, number>> {
     const terms = [...delta.keys()].sort();
-    if (terms.length > 0) {
-      await client.query(
-        `INSERT INTO lexical_terms (index, term, documents)
-          SELECT $1, t.term, string_to_array(t.counts, ',')::integer[] FROM unnest($2::text[], $3::text[]) AS t(term, counts)
-          ORDER BY t.term
-          ON CONFLICT (index, term) DO UPDATE SET documents = ARRAY(
-            SELECT a + b FROM unnest(lexical_terms.documents, excluded.documents) WITH ORDINALITY AS x(a, b, i) ORDER BY i)`,
-        [lexicalIndexes[index], terms, terms.map((term) => (delta.get(term) ?? []).join(","))],
-      );
-      if (documents < 0) {
-        await client.query(`DELETE FROM lexical_terms WHERE index = $1 AND term = ANY($2::text[]) AND documents[7] <= 0`, [
-          lexicalIndexes[index],
-          terms,
-        ]);
-      }
-    }
+    if (terms.length === 0) return new Map();
+    const { rows } = await client.query<{ term: string; id: number }>(
+      `INSERT INTO lexical_terms (index, term, documents)
+        SELECT $1, t.term, string_to_array(t.counts, ',')::integer[] FROM unnest($2::text[], $3::text[]) AS t(term, counts)
+        ORDER BY t.term
+        ON CONFLICT (index, term) DO UPDATE SET documents = ARRAY(
+          SELECT a + b FROM unnest(lexical_terms.documents, excluded.documents) WITH ORDINALITY AS x(a, b, i) ORDER BY i)
+        RETURNING term, id`,
+      [lexicalIndexes[index], terms, terms.map((term) => (delta.get(term) ?? []).join(","))],
+    );
+    return new Map(rows.map((row) => [row.term, row.id]));
+  }
+
+  private async addTotals(client: PoolClient, index: LexicalIndexName, documents: number, tokens: number): Promise<void> {
     await client.query(`UPDATE lexical_totals SET documents = documents + $2, tokens = tokens + $3 WHERE index = $1`, [
       lexicalIndexes[index],
       documents,
@@ -164,8 +167,8 @@ export class LexicalIndex {
       else if (tokens.length === 1) single.set(text, tokens[0] as string);
       else frequencies.set(text, (await this.phraseHits(client, index, tokens, [1, 1, 1], loadFields)).size);
     }
-    const counts = await this.termCounts(client, index, [...new Set(single.values())], 7);
-    for (const [text, term] of single) frequencies.set(text, counts.get(term) ?? 0);
+    const known = await this.lookup(client, index, [...new Set(single.values())], 7);
+    for (const [text, term] of single) frequencies.set(text, known.get(term)?.count ?? 0);
     return { frequencies, documentCount: totals.documents };
   }
 
@@ -194,25 +197,31 @@ export class LexicalIndex {
     const idf = (hits: number): number => Math.max(Math.log((totals.documents - hits + 0.5) / (hits + 0.5)), 1e-6);
 
     const scores = new Map<number, number>();
-    if (single.size > 0) {
-      const terms = [...single.keys()];
-      const hits = await this.termCounts(client, index, terms, mask);
-      const termWeights = terms.map((term) => (single.get(term) ?? 0) * idf(hits.get(term) ?? 0));
-      // Per candidate, each query term is found with array_position (a scan of the document's few dozen terms in C):
-      // measured 2.4x faster than unnesting every document's terms (191 against 468 ms for "make water", 33k of
+    // A term no document holds in the searched fields scores nothing and matches nothing.
+    const known = [...(await this.lookup(client, index, [...single.keys()], mask))].filter(([, term]) => term.count > 0);
+    if (known.length > 0) {
+      // Per candidate, each query term is found with array_position (a scan of the document's few dozen term ids in
+      // C): measured 2.4x faster than unnesting every document's terms (191 against 468 ms for "make water", 33k of
       // 101,684 clip documents).
       const { rows } = await client.query<{ key: number; score: number }>(
         `SELECT d.key, sum(m.weight * m.f * ${k1 + 1} / (m.f + ${k1} * (${1 - b} + ${b} * d.length / $4::float8)))::float8 AS score
         FROM lexical_docs d
           CROSS JOIN LATERAL (
-            SELECT q.weight, coalesce(d.f0[p], 0) * $5::float8 + coalesce(d.f1[p], 0) * $6::float8 + coalesce(d.f2[p], 0) * $7::float8 AS f
-            FROM unnest($2::text[], $3::float8[]) AS q(term, weight), LATERAL array_position(d.terms, q.term) AS p
+            SELECT q.weight, (c & 1023) * $5::float8 + ((c >> 10) & 1023) * $6::float8 + (c >> 20) * $7::float8 AS f
+            FROM unnest($2::integer[], $3::float8[]) AS q(id, weight), LATERAL array_position(d.terms, q.id) AS p,
+              LATERAL (SELECT d.counts[p] AS c) packed
             WHERE p IS NOT NULL
           ) m
-        WHERE d.index = $1 AND d.terms && $2::text[] AND m.f > 0 ${query.videoKeys ? "AND d.video_key = ANY($9::bigint[])" : ""}
+        WHERE d.index = $1 AND d.terms && $2::integer[] AND m.f > 0 ${query.videoKeys ? "AND d.video_key = ANY($9::bigint[])" : ""}
         GROUP BY d.key ORDER BY score DESC, d.key LIMIT $8`,
         [
-          lexicalIndexes[index], terms, termWeights, averageLength, weights[0] ?? 0, weights[1] ?? 0, weights[2] ?? 0,
+          lexicalIndexes[index],
+          known.map(([, term]) => term.id),
+          known.map(([text, term]) => (single.get(text) ?? 0) * idf(term.count)),
+          averageLength,
+          weights[0] ?? 0,
+          weights[1] ?? 0,
+          weights[2] ?? 0,
           phrases.length > 0 ? null : Math.floor(query.limit),
           ...(query.videoKeys ? [query.videoKeys] : []),
         ],
@@ -242,11 +251,14 @@ export class LexicalIndex {
     weights: number[],
     loadFields: FieldLoader,
   ): Promise<Map<number, { frequency: number; length: number; videoKey: number | null }>> {
-    const { rows } = await client.query<{ key: number; length: number; video_key: number | null }>(
-      `SELECT key, length, video_key FROM lexical_docs WHERE index = $1 AND terms @> $2::text[]`,
-      [lexicalIndexes[index], [...new Set(tokens)]],
-    );
     const hits = new Map<number, { frequency: number; length: number; videoKey: number | null }>();
+    const words = [...new Set(tokens)];
+    const known = await this.lookup(client, index, words, 7);
+    if (words.some((word) => !known.has(word))) return hits;
+    const { rows } = await client.query<{ key: number; length: number; video_key: number | null }>(
+      `SELECT key, length, video_key FROM lexical_docs WHERE index = $1 AND terms @> $2::integer[]`,
+      [lexicalIndexes[index], words.map((word) => known.get(word)?.id)],
+    );
     if (rows.length === 0) return hits;
     const texts = await loadFields(client, rows.map((row) => row.key));
     const keys = rows.filter((row) => texts.has(row.key));
@@ -259,14 +271,14 @@ export class LexicalIndex {
     return hits;
   }
 
-  /** For each term, the documents holding it in at least one field of `mask`. */
-  private async termCounts(client: PoolClient, index: LexicalIndexName, terms: string[], mask: number): Promise<Map<string, number>> {
+  /** Each known term's id and how many documents hold it in at least one field of `mask`. */
+  private async lookup(client: PoolClient, index: LexicalIndexName, terms: string[], mask: number): Promise<Map<string, { id: number; count: number }>> {
     if (terms.length === 0) return new Map();
-    const { rows } = await client.query<{ term: string; count: number }>(
-      `SELECT term, documents[$3] AS count FROM lexical_terms WHERE index = $1 AND term = ANY($2::text[])`,
+    const { rows } = await client.query<{ term: string; id: number; count: number }>(
+      `SELECT term, id, documents[$3] AS count FROM lexical_terms WHERE index = $1 AND term = ANY($2::text[])`,
       [lexicalIndexes[index], terms, mask],
     );
-    return new Map(rows.map((row) => [row.term, row.count]));
+    return new Map(rows.map((row) => [row.term, { id: row.id, count: row.count }]));
   }
 
   private async totals(client: PoolClient, index: LexicalIndexName): Promise<{ documents: number; tokens: number }> {
@@ -278,7 +290,7 @@ export class LexicalIndex {
   }
 }
 
-function addCounts(delta: Map<string, number[]>, term: string, counts: number[], sign: number): void {
+function addCounts<Key>(delta: Map<Key, number[]>, term: Key, counts: number[], sign: number): void {
   const held = delta.get(term) ?? Array<number>(7).fill(0);
   for (const [set, count] of counts.entries()) held[set] = (held[set] ?? 0) + sign * count;
   delta.set(term, held);

@@ -10,10 +10,12 @@ import { VideoRagError } from "../../spec/index.js";
  * - Vectors are pgvector `vector` values of any dimension in one table; each space gets a partial HNSW index on its
  *   vectors cast to the space's dimension when it is created (see postgres-store.ts), dropped with the space.
  * - BM25 is computed in SQL from term statistics (see lexical-index.ts): every document (clip, whole video, entity) keeps
- *   its distinct terms with their counts per field in `lexical_docs`, found through a GIN index on the terms, and
- *   `lexical_terms` / `lexical_totals` hold document frequencies and lengths, kept in step inside each transaction.
- *   Terms come from FTS5's own tokenizer, so both stores see the same words.
+ *   its distinct terms as integer ids with their counts per field packed in one integer, in `lexical_docs`, found
+ *   through a GIN index on the ids; `lexical_terms` / `lexical_totals` hold the ids, document frequencies and lengths,
+ *   kept in step inside each transaction. Terms come from FTS5's own tokenizer, so both stores see the same words.
+ *   Ids instead of the words halve the documents and their index (measured on the 8,648 transcripts).
  * - Text is kept once, in clips and segments as in SQLite; nothing is stored twice for the lexical index.
+ * - Segments are read by video and time only: their key orders segments that start together, and has no index.
  */
 const schemaV1 = `
 CREATE EXTENSION IF NOT EXISTS vector;
@@ -55,7 +57,7 @@ CREATE TABLE clips (
 );
 
 CREATE TABLE segments (
-  key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  key bigint GENERATED ALWAYS AS IDENTITY,
   video_key bigint NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
   start_second double precision NOT NULL,
   end_second double precision NOT NULL,
@@ -64,7 +66,6 @@ CREATE TABLE segments (
   clip_index integer
 );
 CREATE INDEX segments_by_time ON segments (video_key, start_second);
-CREATE INDEX segments_by_clip ON segments (video_key, clip_index, source);
 
 CREATE TABLE frames (
   video_key bigint NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
@@ -94,28 +95,26 @@ CREATE TABLE clip_stages (
 CREATE INDEX clip_stages_by_status ON clip_stages (status, video_key, clip_index);
 CREATE INDEX clip_stages_by_stage ON clip_stages (stage, key);
 
+CREATE TABLE lexical_terms (
+  index smallint NOT NULL,
+  term text NOT NULL,
+  id integer GENERATED ALWAYS AS IDENTITY UNIQUE,
+  documents integer[] NOT NULL,
+  PRIMARY KEY (index, term)
+);
+
 CREATE TABLE lexical_docs (
   index smallint NOT NULL,
   key bigint NOT NULL,
   video_key bigint,
-  terms text[] NOT NULL,
-  f0 smallint[] NOT NULL,
-  f1 smallint[] NOT NULL,
-  f2 smallint[] NOT NULL,
+  terms integer[] NOT NULL,
+  counts integer[] NOT NULL,
   length integer NOT NULL,
   PRIMARY KEY (index, key)
 );
 CREATE INDEX lexical_docs_clip_terms ON lexical_docs USING gin (terms) WHERE index = 0;
 CREATE INDEX lexical_docs_video_terms ON lexical_docs USING gin (terms) WHERE index = 1;
 CREATE INDEX lexical_docs_entity_terms ON lexical_docs USING gin (terms) WHERE index = 2;
-CREATE INDEX lexical_docs_by_video ON lexical_docs (index, video_key);
-
-CREATE TABLE lexical_terms (
-  index smallint NOT NULL,
-  term text NOT NULL,
-  documents integer[] NOT NULL,
-  PRIMARY KEY (index, term)
-);
 
 CREATE TABLE lexical_totals (
   index smallint PRIMARY KEY,

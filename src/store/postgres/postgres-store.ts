@@ -323,7 +323,7 @@ class PostgresStore implements Store {
   /** Removes what a video contributed except its row; returns what its graph sources named, for `pruneGraph`. */
   private async clearContent(client: PoolClient, videoKey: number): Promise<TouchedGraph> {
     const touched = await this.clearGraph(client, videoKey);
-    await this.lexical.removeVideo(client, "clip", videoKey);
+    await this.lexical.removeVideoClips(client, videoKey);
     await this.lexical.remove(client, "video", [videoKey]);
     for (const table of ["clips", "segments", "frames", "clip_stages"]) {
       await client.query(`DELETE FROM ${table} WHERE video_key = $1`, [videoKey]);
