@@ -405,14 +405,32 @@ class PostgresStore implements Store {
     );
   }
 
-  private async insertSegments(client: PoolClient, videoKey: number, segments: Segment[]): Promise<void> {
-    if (segments.length === 0) return;
+  /** A video's segments in the order they were written. */
+  private async readSegments(client: PoolClient, videoKey: number): Promise<Segment[]> {
+    const { rows } = await client.query<{ start_seconds: number[]; end_seconds: number[]; texts: string[]; sources: SegmentSource[]; clip_indexes: (number | null)[] }>(
+      `SELECT start_seconds, end_seconds, texts, sources, clip_indexes FROM segments WHERE video_key = $1`,
+      [videoKey],
+    );
+    const row = rows[0];
+    if (!row) return [];
+    return row.texts.map((text, at) => {
+      const clipIndex = row.clip_indexes[at];
+      return {
+        startSecond: row.start_seconds[at] as number,
+        endSecond: row.end_seconds[at] as number,
+        text,
+        source: row.sources[at] as SegmentSource,
+        ...(clipIndex === null || clipIndex === undefined ? {} : { clipIndex }),
+      };
+    });
+  }
+
+  /** Replaces a video's segments with these, in this order. */
+  private async writeSegments(client: PoolClient, videoKey: number, segments: Segment[]): Promise<void> {
     await client.query(
-      `INSERT INTO segments (video_key, start_second, end_second, text, source, clip_index)
-        SELECT $1, s.start_second, s.end_second, s.text, s.source, s.clip_index
-        FROM unnest($2::float8[], $3::float8[], $4::text[], $5::text[], $6::integer[])
-          WITH ORDINALITY AS s(start_second, end_second, text, source, clip_index, position)
-        ORDER BY s.position`,
+      `INSERT INTO segments (video_key, start_seconds, end_seconds, texts, sources, clip_indexes) VALUES ($1, $2, $3, $4, $5, $6)
+        ON CONFLICT (video_key) DO UPDATE SET start_seconds = excluded.start_seconds, end_seconds = excluded.end_seconds,
+          texts = excluded.texts, sources = excluded.sources, clip_indexes = excluded.clip_indexes`,
       [
         videoKey,
         segments.map((segment) => segment.startSecond),
@@ -793,7 +811,7 @@ class PostgresStore implements Store {
       );
       await this.insertClips(client, key, content.clips);
       await this.indexVideo(client, key);
-      await this.insertSegments(client, key, content.segments);
+      await this.writeSegments(client, key, content.segments);
       if (content.frames.length > 0) {
         await client.query(`INSERT INTO frames (video_key, time_second, hash) SELECT $1, * FROM unnest($2::float8[], $3::text[])`, [
           key,
@@ -995,19 +1013,12 @@ class PostgresStore implements Store {
 
   async getSegments(videoId: string, startSecond: number, endSecond: number): Promise<(Segment & { source: SegmentSource })[]> {
     return this.read("cannot read segments", async (client) => {
-      const { rows } = await client.query<{ start_second: number; end_second: number; text: string; source: SegmentSource; clip_index: number | null }>(
-        `SELECT s.start_second, s.end_second, s.text, s.source, s.clip_index FROM segments s JOIN videos v ON v.key = s.video_key
-          WHERE v.id = $1 AND v.status = 'ready' AND s.start_second < $2 AND (s.end_second > $3 OR s.start_second >= $3)
-          ORDER BY s.start_second, s.key`,
-        [videoId, endSecond, startSecond],
-      );
-      return rows.map((row) => ({
-        startSecond: row.start_second,
-        endSecond: row.end_second,
-        text: row.text,
-        source: row.source,
-        ...(row.clip_index === null ? {} : { clipIndex: row.clip_index }),
-      }));
+      const videoKey = await this.readyKey(client, videoId);
+      if (videoKey === undefined) return [];
+      // Overlapping the range, or starting inside it (a point segment); by start, then in the order written.
+      return (await this.readSegments(client, videoKey))
+        .filter((segment) => segment.startSecond < endSecond && (segment.endSecond > startSecond || segment.startSecond >= startSecond))
+        .sort((a, b) => a.startSecond - b.startSecond) as (Segment & { source: SegmentSource })[];
     });
   }
 
@@ -1255,10 +1266,14 @@ class PostgresStore implements Store {
       const row = (await client.query<{ key: number }>(`SELECT key FROM videos WHERE id = $1 AND status = 'ready' FOR UPDATE`, [update.videoId])).rows[0];
       if (!row) throw new VideoRagError("VIDEO_NOT_FOUND", `no video ${update.videoId} to write back to`, { subject: update.videoId });
       const videoKey = row.key;
-      for (const replace of update.replaces) {
-        await client.query(`DELETE FROM segments WHERE video_key = $1 AND clip_index = $2 AND source = ANY($3::text[])`, [videoKey, replace.clipIndex, replace.sources]);
+      if (update.replaces.length > 0 || update.segments.length > 0) {
+        // Each clip's text from the replaced sources goes; the new segments follow what is kept, as rows inserted later would.
+        const replaced = new Map(update.replaces.map((replace) => [replace.clipIndex, new Set<SegmentSource>(replace.sources)]));
+        const kept = (await this.readSegments(client, videoKey)).filter(
+          (segment) => !(segment.clipIndex !== undefined && replaced.get(segment.clipIndex)?.has(segment.source as SegmentSource)),
+        );
+        await this.writeSegments(client, videoKey, [...kept, ...update.segments]);
       }
-      await this.insertSegments(client, videoKey, update.segments);
       if (update.documents.length > 0) {
         const { rows: clips } = await client.query<{ key: number; clip_index: number }>(
           `SELECT key, clip_index FROM clips WHERE video_key = $1 AND clip_index = ANY($2::integer[])`,
