@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { QuestionExtractionEvent } from "./answer/index.js";
+import { incrementalLibraryCases } from "./library-incremental.case.js";
 import { openLibrary, type Library } from "./library.js";
 import type { Segment } from "./spec/index.js";
 import { openSqliteStore } from "./store/index.js";
@@ -16,81 +16,7 @@ import { needsShared, sharedPath } from "./test-support/shared.js";
 const scratch = mkdtempSync(join(tmpdir(), "videorag-incremental-test-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-const media = () => [
-  sharedPath("media/audio/jfk.wav"),
-  sharedPath("media/surveillance/car-detection.mp4"),
-  sharedPath("media/surveillance/bottle-detection.mp4"),
-  sharedPath("media/surveillance/person-bicycle-car-detection.mp4"),
-  sharedPath("media/subtitled/friday.mp4"),
-];
-
-describe("an incremental library of speech, street footage and a subtitled film", { skip: needsShared }, () => {
-  let library: Library;
-  before(async () => {
-    library = await openLibrary({ path: join(scratch, "mixed"), modelsDir: sharedPath("models") });
-  });
-  after(() => library.close());
-
-  test("ingest commits the light index only: every video listed, no speech recognised, the heavy stages pending", async () => {
-    const stages = new Set<string>();
-    const report = await library.ingest(media(), { incremental: true, onProgress: (event) => event.type === "stage-start" && stages.add(event.stage) });
-    assert.equal(report.failed, 0, JSON.stringify(report.results));
-    assert.equal((await library.list()).length, 5);
-    assert.ok(!stages.has("speech") && !stages.has("screen-text"), [...stages].join());
-    const jfk = (await library.list()).find((video) => video.title === "jfk.wav");
-    assert.ok(jfk);
-    const status = await library.status();
-    assert.equal(status.videos, 5);
-    // Voice-activity detection heard speech only in jfk's one clip; the street footage's soundtracks have none to recognise.
-    assert.equal(status.stages.speech?.pending, 1, JSON.stringify(status.stages));
-    assert.match(report.results.find((result) => result.path.endsWith("jfk.wav"))?.notes.join(" ") ?? "", /speech activity: [\d.]+ s of speech in \d+ regions by onnx:silero-vad/);
-    assert.ok((status.stages["screen-text"]?.pending ?? 0) >= 3);
-    assert.ok(status.pendingClips >= 4, JSON.stringify(status));
-    // friday's subtitles are in the light index: it is askable at once, and has no speech to recognise.
-    const friday = await library.ask("who is in a bad humor?", { extract: false });
-    assert.match(friday.text, /\[friday\.mp4 0:0\d–0:0\d\]/);
-    assert.ok(!status.byVideo.some((entry) => entry.videoId === jfk.id && entry.extractedClips > 0));
-  });
-
-  test("a question leaves the pending clips of a file an ingest is working through to that ingest", async () => {
-    const jfk = (await library.list()).find((video) => video.title === "jfk.wav");
-    const answer = await library.ask("ask not what your country can do for you", { busyPaths: [sharedPath("media/audio")] });
-    assert.ok(!answer.extraction?.clips.some((clip) => clip.videoId === jfk?.id), JSON.stringify(answer.extraction));
-    assert.equal((await library.status()).stages.speech?.pending, 1, "jfk's speech is still pending");
-  });
-
-  test('"ask not what your country can do for you" extracts the jfk clip at question time and cites it; asking again extracts nothing', async () => {
-    const events: QuestionExtractionEvent[] = [];
-    const first = await library.ask("ask not what your country can do for you", { onExtraction: (event) => events.push(event) });
-    assert.ok(first.extraction, "no extraction reported");
-    const jfk = (await library.list()).find((video) => video.title === "jfk.wav");
-    assert.ok(first.extraction.clips.some((clip) => clip.videoId === jfk?.id && clip.stages.includes("speech")), JSON.stringify(first.extraction));
-    assert.ok(events.some((event) => event.type === "plan"), "no plan event");
-    assert.ok(events.some((event) => event.type === "extract-clip"), "no progress per clip");
-    assert.equal(first.citations[0]?.title, "jfk.wav", first.text);
-    assert.match(first.text, /country/i);
-    assert.equal(first.profile.extractedClips, first.extraction.clips.length);
-    assert.match(first.profile.summary, /clips extracted for this question/);
-    const speech = (await library.status()).stages.speech;
-    assert.equal(speech?.pending, 0, "jfk was the only clip with speech to recognise");
-
-    const second = await library.ask("ask not what your country can do for you");
-    assert.equal(second.extraction?.clips.length ?? 0, 0, JSON.stringify(second.extraction));
-    assert.equal(second.citations[0]?.title, "jfk.wav");
-  });
-
-  test("extract runs the rest of the deferred work, and the status says so", async () => {
-    const report = await library.extract({ budgetClips: 1 });
-    assert.equal(report.clips.filter((clip) => clip.stages.some((stage) => stage !== "embeddings" && stage !== "graph")).length, 1);
-    const rest = await library.extract();
-    assert.equal(rest.failed.length, 0, JSON.stringify(rest.failed));
-    const status = await library.status();
-    assert.equal(status.pendingClips, 0, JSON.stringify(status));
-    assert.equal(status.extractedClips, status.clips);
-    const bicycle = await library.search("bicycle", { limit: 3 });
-    assert.equal(bicycle[0]?.title, "person-bicycle-car-detection.mp4");
-  });
-});
+incrementalLibraryCases("sqlite", (name, options) => openLibrary({ ...options, path: join(scratch, name) }));
 
 describe("slides read at question time", { skip: needsShared }, () => {
   test("a written question extracts the screen text of the slide between two keyframes and cites it", async () => {

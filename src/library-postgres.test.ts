@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { graphLibraryCases } from "./library-graph.case.js";
+import { incrementalLibraryCases } from "./library-incremental.case.js";
 import { subtitledLibraryCases } from "./library.case.js";
 import { openLibrary } from "./library.js";
 import { needsPostgres, startPostgres, type TestPostgres } from "./test-support/postgres.js";
@@ -32,6 +33,7 @@ describe("a library on Postgres", { skip: needsPostgres }, () => {
 
   subtitledLibraryCases("postgres", open);
   graphLibraryCases("postgres", open);
+  incrementalLibraryCases("postgres", open);
 
   test("the library is named by its URL without the password, and its scratch stays in the local folder", { skip: needsShared }, async () => {
     const url = (await server.createDatabase()).replace("postgres@", "postgres:unused-secret@");
