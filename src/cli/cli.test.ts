@@ -1,6 +1,6 @@
 // The command line as a user runs it: output shapes, exit codes, one-line errors, and resuming a killed ingest.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -19,6 +19,23 @@ test("an unknown command prints one line and exits 2", () => {
   assert.equal(result.status, 2);
   assert.equal(result.stderr.trim().split("\n").length, 1);
   assert.match(result.stderr, /ARGUMENT_INVALID/);
+});
+
+test("--version prints the package's version, and a command's --help lists that command's options only", () => {
+  const version = cli(["--version"]);
+  assert.equal(version.status, 0);
+  assert.equal(version.stdout.trim(), (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version);
+  const ask = cli(["ask", "--help"]);
+  assert.equal(ask.status, 0);
+  assert.match(ask.stdout, /videorag ask "<question>"/);
+  assert.match(ask.stdout, /--explain/);
+  assert.doesNotMatch(ask.stdout, /--port|--queue|--budget|videorag ingest/);
+  const serve = cli(["serve", "--help"]);
+  assert.match(serve.stdout, /--port <n>/);
+  assert.doesNotMatch(serve.stdout, /--explain/);
+  const overview = cli(["--help"]);
+  assert.match(overview.stdout, /videorag serve/);
+  assert.match(overview.stdout, /videorag <command> --help/);
 });
 
 test("removing an unknown id is a clear error", () => {

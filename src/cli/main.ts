@@ -15,56 +15,8 @@ import { packageVersion } from "../package-version.js";
 import { checkExposure, startServer } from "../server/index.js";
 import { reportError } from "./exit-codes.js";
 import { queueCommand, queueIngestCommand, workerCommand } from "./queue-commands.js";
+import { commandHelp, overviewHelp } from "./help.js";
 import { createCountPrinter, createExtractionPrinter, createProgressPrinter, formatSummary } from "./progress.js";
-
-const usage = `videorag — ask questions of a library of videos; answers cite the video and the second.
-
-Usage:
-  videorag ingest <files|folders|globs...>    ingest videos (resumable; re-ingesting is a no-op)
-  videorag ingest --incremental <inputs...>   light index only: askable in seconds; heavy stages run where questions need them
-  videorag ingest --transcripts <dir>         ingest <id>.txt|.srt|.vtt files as videos known by their transcript
-  videorag ask "<question>"                   answer with citations
-  videorag search "<query>"                   ranked moments with times, scores and matching text
-  videorag list                               videos in the library
-  videorag status                             deferred work per stage and video: clips extracted, pending, failed
-  videorag extract [--all | --budget <clips>] [--video <id>]   run pending deferred work now (resumable, Ctrl-C safe)
-  videorag remove <id>                        remove a video and everything it contributed
-  videorag entity "<name>"                    a knowledge-graph entity: its description, sources and relations
-  videorag mcp                                Model Context Protocol over stdio, for AI assistants
-  videorag eval retrieval --questions <file>  recall@1/5/10 and search latency
-  videorag eval answers --questions <file>    ROUGE-L of the answers
-
-Server:
-  videorag serve [--port 7860] [--host 127.0.0.1] [--token <t>] [--media-root <dir>...]
-                                              HTTP API and web UI; any host but loopback needs --token or $VIDEORAG_TOKEN
-
-Many machines (jobs on a Redis queue; workers see the files at the same paths; --library postgres://… shares the library):
-  videorag ingest --queue <redis-url> [--wait] <inputs...>   enqueue one job per file (--wait: show progress until done)
-  videorag worker --queue <redis-url> [--concurrency 1]      run ingest jobs into --library until Ctrl-C
-  videorag queue status --queue <redis-url> [--json]          waiting, active, failed (with error codes) and done jobs
-
-Models:
-  videorag doctor                             which provider runs each stage, whether it is reachable, what falls back
-  videorag models list | verify [names...]    known models, whether they are in the models folder, sha256 checks
-  videorag models pull <names...>             download models into the models folder
-
-Options:
-  --library <dir>   library folder, or postgres://user@host/db for a library shared by several machines
-                    (default $VIDEORAG_LIBRARY or ./.videorag)
-  --config <file>   configuration file (default ./videorag.config.json, or $VIDEORAG_CONFIG)
-  --models-dir <dir>  local models folder (default $VIDEORAG_MODELS_DIR or ~/.cache/videorag/models)
-  --json            machine-readable output (read commands and eval)
-  --limit <n>       number of results (search, ask)
-  --mode <mode>     retrieval: naive | graph | visual | hybrid (default) | video  (ask, search, eval)
-  --without <ch>    leave graph or visual out of hybrid, for ablations (eval retrieval; repeatable)
-  --explain         ask: show which retriever found each cited moment, and how
-  --clip-seconds <n>  clip length for ingest (default 30)
-  --incremental     ingest: commit the light index and defer speech, screen text, dense visual words and captions
-  --no-extract      ask: answer from what is indexed now, run no deferred stage
-  --budget <n>      extract: at most this many clips; --all (the default) runs every pending clip
-  --no-ocr, --no-speech, --no-visual  turn off screen text / speech recognition / detection and captions during ingest
-  --queue <url>     redis://[user:password@]host:port of the job queue (default $VIDEORAG_QUEUE)
-  -h, --help`;
 
 const options = {
   library: { type: "string" },
@@ -95,6 +47,7 @@ const options = {
   wait: { type: "boolean" },
   concurrency: { type: "string" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
 } satisfies ParseArgsConfig["options"];
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>["values"];
@@ -515,8 +468,12 @@ export async function main(argv: string[]): Promise<void> {
     }
     const { values, positionals } = parsed;
     const [command, ...rest] = positionals;
+    if (values.version) {
+      console.log(packageVersion());
+      return;
+    }
     if (values.help || !command) {
-      console.log(usage);
+      console.log((command && commandHelp(command)) || overviewHelp());
       if (!command && !values.help) process.exitCode = 2;
       return;
     }
