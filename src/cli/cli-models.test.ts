@@ -2,7 +2,7 @@
 // from a model server.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -101,10 +101,35 @@ describe("with a model server", { skip: needsShared }, () => {
     assert.equal(server.requests.at(-1)?.headers.authorization, "Bearer sk-test-SECRET");
   });
 
-  test("doctor says when the server cannot be reached", async () => {
-    const result = await cli(["doctor"], { cwd, env: { OPENAI_BASE_URL: "http://127.0.0.1:9/v1", VIDEORAG_LLM: "openai:gone" } });
-    assert.equal(result.status, 0, result.stderr);
+  test("doctor exits 4 and says why when a configured server cannot be reached; --json gives the same report", async () => {
+    const env = { OPENAI_BASE_URL: "http://127.0.0.1:9/v1", VIDEORAG_LLM: "openai:gone" };
+    const result = await cli(["doctor"], { cwd, env });
+    assert.equal(result.status, 4, result.stderr);
     assert.match(result.stdout, /--\s+answers:\s+openai:gone[^\n]*\n\s+.*cannot connect/);
+    assert.match(result.stderr, /^videorag: doctor: a configured stage cannot run as configured: answers \(http:\/\/127\.0\.0\.1:9\/v1\/models: cannot connect/m);
+    const json = await cli(["doctor", "--json"], { cwd, env });
+    assert.equal(json.status, 4);
+    const report = JSON.parse(json.stdout) as { ok: boolean; stages: { stage: string; ok: boolean; required: boolean }[] };
+    assert.equal(report.ok, false);
+    assert.deepEqual(report.stages.find((stage) => stage.stage === "answers"), { ...report.stages.find((stage) => stage.stage === "answers"), ok: false, required: true });
+  });
+
+  test("doctor exits 4 when a model the configuration names is missing, and 0 when only a lite default is", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "videorag-doctor-"));
+    try {
+      writeFileSync(join(folder, "videorag.config.json"), JSON.stringify({ models: { detector: { provider: "onnx", model: "yolox-nano" } } }));
+      const empty = join(folder, "no-models");
+      const configured = await cli(["doctor", "--models-dir", empty], { cwd: folder });
+      assert.equal(configured.status, 4, configured.stdout);
+      assert.match(configured.stderr, /objects \(.*yolox-nano is not in/);
+      const bare = join(folder, "bare");
+      mkdirSync(bare);
+      const lite = await cli(["doctor", "--models-dir", empty], { cwd: bare });
+      assert.match(lite.stdout, /--\s+objects:/);
+      assert.equal(lite.status, 0, lite.stderr);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   test("ask streams the model's answer with resolved citations, then the sources and the provider", async () => {

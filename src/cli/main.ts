@@ -407,14 +407,20 @@ async function doctorCommand(values: Values): Promise<void> {
   const { config, file, variables } = loadConfig({ file: values.config });
   if (values["models-dir"]) config.modelsDir = values["models-dir"];
   const results = await diagnose(config);
-  print(values.json, { config: file ?? null, variables, stages: results }, () =>
+  // A configured model that is missing or a configured server that does not answer fails the check; a lite default
+  // that is missing only falls back.
+  const failing = results.filter((result) => !result.ok && result.required);
+  print(values.json, { ok: failing.length === 0, config: file ?? null, variables, stages: results }, () =>
     [
       `configuration: ${file ?? "none (lite defaults)"}${variables.length > 0 ? `; from the environment: ${variables.join(", ")}` : ""}`,
       `models folder: ${modelsDir({ modelsDir: config.modelsDir })}`,
       ...results.map((result) => `${result.ok ? "ok  " : "--  "} ${`${result.stage}:`.padEnd(20)} ${result.provider}${result.detail ? `\n       ${result.detail}` : ""}`),
     ].join("\n"),
   );
-  if (results.some((result) => !result.ok && (result.stage === "ffmpeg" || result.stage === "ffprobe"))) process.exitCode = 4;
+  if (failing.length > 0) {
+    process.stderr.write(`videorag: doctor: ${failing.length === 1 ? "a configured stage cannot" : `${failing.length} configured stages cannot`} run as configured: ${failing.map((result) => `${result.stage} (${result.detail.split(";")[0] || result.provider})`).join(", ")}\n`);
+    process.exitCode = 4;
+  }
 }
 
 /** Serves the library to AI assistants over stdio until the client disconnects; stdout carries protocol messages only. */

@@ -12,7 +12,25 @@ export interface Diagnosis {
   ok: boolean;
   /** Reachability, presence or the reason for a fallback. */
   detail: string;
+  /**
+   * Whether the stage must work as configured: ffmpeg always, a model only when the configuration (file or environment)
+   * names it. A lite default that is missing falls back quietly and is not required.
+   */
+  required: boolean;
 }
+
+/** The configuration's model key behind each stage the registry names. */
+const stageModels: Record<string, keyof VideoRagConfig["models"]> = {
+  "screen text": "ocr",
+  speech: "transcriber",
+  objects: "detector",
+  "scene tags": "tagger",
+  "speech activity": "vad",
+  "image-text vectors": "imageText",
+  "text vectors": "textEmbedder",
+  captions: "vision",
+  answers: "llm",
+};
 
 export interface DiagnoseOptions {
   env?: NodeJS.ProcessEnv;
@@ -52,7 +70,7 @@ export async function diagnose(config: VideoRagConfig, options: DiagnoseOptions 
   const results: Diagnosis[] = [];
   for (const program of ["ffmpeg", "ffprobe"]) {
     const present = await programExists(program, ["-version"]);
-    results.push({ stage: program, provider: program, ok: present, detail: present ? "" : "missing: apt-get install ffmpeg (nothing can be ingested without it)" });
+    results.push({ stage: program, provider: program, ok: present, detail: present ? "" : "missing: apt-get install ffmpeg (nothing can be ingested without it)", required: true });
   }
   const choice = await chooseProviders(config, { env, download: false });
   const servers = new Map<string, Promise<{ ok: boolean; detail: string }>>();
@@ -61,6 +79,9 @@ export async function diagnose(config: VideoRagConfig, options: DiagnoseOptions 
     const stage = line.slice(0, separator);
     const provider = line.slice(separator + 2);
     const fellBack = choice.warnings.find((warning) => warning.feature === stage);
+    const key = stageModels[stage];
+    const configured = key ? config.models[key] : undefined;
+    const required = configured !== undefined && configured.provider !== "off";
     const remote = Object.values(config.models)
       .flatMap((entry) => (entry?.provider === "openai" ? [entry] : []))
       .find((entry) => provider.startsWith(`openai:${entry.model}`));
@@ -71,7 +92,7 @@ export async function diagnose(config: VideoRagConfig, options: DiagnoseOptions 
       const reached = await probe;
       const keyNote = env[remote.apiKeyEnv] ? "" : ` (no ${remote.apiKeyEnv} set)`;
       const meanwhile = reached.ok ? "" : remoteFallbacks[stage] ? `; until it answers, ${remoteFallbacks[stage]}` : "";
-      results.push({ stage, provider, ok: reached.ok, detail: `${reached.detail}${keyNote}${meanwhile}` });
+      results.push({ stage, provider, ok: reached.ok, detail: `${reached.detail}${keyNote}${meanwhile}`, required });
       continue;
     }
     results.push({
@@ -79,6 +100,7 @@ export async function diagnose(config: VideoRagConfig, options: DiagnoseOptions 
       provider,
       ok: !fellBack,
       detail: fellBack ? fellBack.detail : "",
+      required,
     });
   }
   return results;

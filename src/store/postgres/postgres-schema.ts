@@ -115,6 +115,9 @@ CREATE TABLE lexical_docs (
 CREATE INDEX lexical_docs_clip_terms ON lexical_docs USING gin (terms) WHERE index = 0;
 CREATE INDEX lexical_docs_video_terms ON lexical_docs USING gin (terms) WHERE index = 1;
 CREATE INDEX lexical_docs_entity_terms ON lexical_docs USING gin (terms) WHERE index = 2;
+-- A clip search restricted to a few candidate videos (the usual one) starts from their clips, not from every clip
+-- holding a common word.
+CREATE INDEX lexical_docs_clips_by_video ON lexical_docs (video_key) WHERE index = 0;
 
 CREATE TABLE lexical_totals (
   index smallint PRIMARY KEY,
