@@ -21,6 +21,31 @@ describe("Postgres store", { skip: needsPostgres }, () => {
 
   runStoreConformance("postgres", async () => openPostgresStore(await server.createDatabase()));
 
+  test("pruning common terms (MaxScore) gives the exact top k: the same as ranking every match", async () => {
+    const store = await openPostgresStore(await server.createDatabase());
+    try {
+      // "make" and "water" are in most clips, "chain" in some, "derailleur" in few: the pruned search must agree.
+      const words = ["chain", "derailleur", "brake", "pedal", "wheel", "oil", "rust", "gear"];
+      for (let video = 0; video < 40; video++) {
+        const texts = Array.from({ length: 6 }, (_, clip) => {
+          const own = words.filter((_, at) => (video * 7 + clip * 3 + at * 5) % (at + 2) === 0);
+          return `make the water ${own.join(" ")} ${"make ".repeat((video + clip) % 4)}${clip % 2 ? "water" : ""}`;
+        });
+        await store.commitVideo(sampleVideo(`v${video}`, texts));
+      }
+      const queries = [["make", "water", "chain"], ["make", "derailleur", "water", "gear"], ["water", "make", "rust", "oil", "pedal"], ["make", "water", "brake", "wheel", "gear", "chain"]];
+      for (const words of queries) {
+        const terms = words.map((text, at) => ({ text, weight: at === 0 ? 2 : 1 }));
+        for (const search of [store.searchClips.bind(store), store.searchVideos.bind(store)]) {
+          const everything = await search({ terms, limit: 10_000 });
+          for (const limit of [1, 3, 10]) assert.deepEqual(await search({ terms, limit }), everything.slice(0, limit), `${words.join(" ")} limit ${limit}`);
+        }
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   test("a library survives closing and reopening", async () => {
     const url = await server.createDatabase();
     const first = await openPostgresStore(url);
