@@ -211,10 +211,11 @@ function visualStage(settings: ExtractionSettings): ClipStage {
   const withModels = models !== undefined && hasVisualModels(models);
   return {
     name: "visual",
-    version: 1,
+    version: 2,
     sources: ["visual", "caption"],
     settingsKey: settingsKey({
-      version: 1,
+      // 2: only objects and tags that hold up are indexed and captioned (visual-words.ts).
+      version: 2,
       ocr: settings.ocr?.id ?? null,
       detector: models?.detector?.id ?? null,
       tagger: models?.tagger?.id ?? null,

@@ -195,7 +195,8 @@ export async function ingestMediaFile(
       ? { ...visualModels, vision: undefined, everySeconds: Math.max(visualModels.everySeconds, context.lightVisualSeconds), keyframesOnly: true }
       : undefined;
     const lightSettings = {
-      version: 2,
+      // 3: per-class thresholds, box sizes and weak boxes kept for persistence (visual-words.ts).
+      version: 3,
       detector: lightModels?.detector?.id ?? null,
       tagger: lightModels?.tagger?.id ?? null,
       imageText: lightModels?.imageText?.id ?? null,

@@ -6,7 +6,7 @@ import { encodeJpeg, sampleRgbFrames } from "../media/index.js";
 import type { Detector, ImageTextEncoder, LanguageModel, RgbImage, Tagger, VectorRecord } from "../spec/index.js";
 import { clipIndexAt, type ClipSpan } from "./clip-documents.js";
 import { imageSpace } from "../spec/index.js";
-import { readableLabel, spreadEvenly, type FrameLabels } from "./visual-words.js";
+import { frameLabels, objectEvidence, spreadEvenly, type FrameLabels } from "./visual-words.js";
 
 export interface VisualModels {
   detector?: Detector;
@@ -120,25 +120,16 @@ export async function extractVisual(
 
   const analyse = async (batch: RgbImage[]): Promise<void> => {
     if (batch.length === 0) return;
+    const detector = models.detector;
     const [detections, tags, vectors] = await Promise.all([
-      models.detector ? models.detector.detect(batch, { signal }) : undefined,
+      // Weak boxes too: they confirm, in a neighbouring frame, an object that passed (see objectEvidence).
+      detector ? detector.detect(batch, { minScore: objectEvidence.supportScore, signal }) : undefined,
       models.tagger ? models.tagger.tag(batch, { signal }) : undefined,
       models.imageText ? models.imageText.embedImages(batch, { signal }) : undefined,
     ]);
     batch.forEach((frame, index) => {
-      const counts = new Map<string, { count: number; score: number }>();
-      for (const detection of detections?.[index] ?? []) {
-        const label = readableLabel(detection.label);
-        const entry = counts.get(label) ?? { count: 0, score: 0 };
-        entry.count++;
-        entry.score = Math.max(entry.score, detection.score);
-        counts.set(label, entry);
-      }
-      stage.frames.push({
-        timeSecond: frame.timeSecond ?? 0,
-        objects: [...counts].map(([label, entry]) => ({ label, count: entry.count, score: Math.round(entry.score * 1000) / 1000 })),
-        tags: (tags?.[index] ?? []).map((tag) => ({ label: tag.label, score: Math.round(tag.score * 1000) / 1000 })),
-      });
+      const inputSize = detector?.capabilities.inputSize ?? Math.max(frame.width, frame.height);
+      stage.frames.push(frameLabels(frame.timeSecond ?? 0, detections?.[index] ?? [], tags?.[index] ?? [], frame, inputSize));
       const vector = vectors?.[index];
       if (vector) stage.frameVectors.push(encodeVector(vector));
     });

@@ -11,7 +11,11 @@ export interface YoloxDetectorOptions {
   modelPath: string;
   /** Class names, one a line, in output order (coco_labels.txt). */
   labelsPath: string;
-  /** Lowest objectness × class score kept; a call's `minScore` overrides it. Default 0.35. */
+  /**
+   * Lowest objectness × class score kept. Default 0.35 for calls that name no `minScore`. When set here (a configured
+   * `minScore`), it is also a floor: a call may ask for a higher score, never a lower one, so ingest asking for weak
+   * boxes does not override what the user chose.
+   */
   minScore?: number;
   /** Boxes of one class overlapping a better one by more than this intersection-over-union are dropped. Default 0.45. */
   iouThreshold?: number;
@@ -47,7 +51,7 @@ export function createYoloxDetector(options: YoloxDetectorOptions): Detector {
     // The graph's batch dimension is fixed at 1; one session serves calls in turn, each using onnxruntime's threads.
     capabilities: { maxBatchSize: 1, maxConcurrency: 1, labels, inputSize },
     async detect(images: RgbImage[], callOptions: CallOptions & { minScore?: number } = {}): Promise<Detection[][]> {
-      const minScore = callOptions.minScore ?? defaultMinScore;
+      const minScore = Math.max(callOptions.minScore ?? defaultMinScore, options.minScore ?? 0);
       // The session first: a missing model file is the more useful error where onnxruntime is missing too.
       const ready = await session();
       const ort = await loadOnnxRuntime();
