@@ -255,6 +255,19 @@ export function runStoreConformance(name: string, open: OpenStore): void {
       assert.deepEqual(off, [], "a channel weighted zero brings no hits");
     });
 
+    withStore("a search of visual words alone finds the clips that show them, not those that only say them", async (store) => {
+      const street = sampleVideo("street", ["we rode a bicycle to work", "nothing to see", "cars and bicycles"]);
+      const clips = street.clips.map((clip, index) => ({ ...clip, visual: index === 1 ? "bicycle (bike) person" : index === 2 ? "car (vehicle)" : "" }));
+      await store.commitVideo({ ...street, clips });
+      const visualOnly = { transcript: 0, screen: 0, visual: 1 };
+      assert.deepEqual((await store.searchClips({ ...query("bicycle"), fieldWeights: visualOnly })).map((hit) => hit.clipIndex), [1]);
+      assert.deepEqual((await store.searchVideos({ ...query("bicycle"), fieldWeights: visualOnly })).map((hit) => hit.videoId), ["street"]);
+      assert.deepEqual((await store.searchClips(query("bicycle"))).map((hit) => hit.clipIndex).sort(), [0, 1, 2]);
+      await store.removeVideo("street");
+      assert.deepEqual(await store.searchClips({ ...query("bicycle"), fieldWeights: visualOnly }), []);
+      assert.equal((await store.termDocumentFrequency(["bicycle"])).frequencies.get("bicycle"), 0);
+    });
+
     withStore("a search with a limit or field weight that is not a number ≥ 0 is ARGUMENT_INVALID", async (store) => {
       await store.commitVideo(sampleVideo("v", ["some words"]));
       const invalid = (error: unknown) => (error as { code?: string }).code === "ARGUMENT_INVALID";

@@ -87,8 +87,17 @@ export class LexicalIndex {
         lexicalIndexes[index],
         parsed.map((entry) => entry.document.key),
         parsed.map((entry) => entry.document.videoKey ?? null),
-        parsed.map((entry) => entry.terms.map((term) => ids.get(term)).join(",")),
-        parsed.map((entry) => entry.counts.map(packCounts).join(",")),
+        // A term in the visual field is listed again as its negated id (with a count of 0), so a search of visual words
+        // alone takes its candidates from the visual field instead of every document that says the word.
+        parsed.map((entry) =>
+          [
+            ...entry.terms.map((term) => ids.get(term)),
+            ...(index === "entity" ? [] : entry.terms.filter((_, at) => (entry.counts[at]?.[2] ?? 0) > 0).map((term) => -(ids.get(term) ?? 0))),
+          ].join(","),
+        ),
+        parsed.map((entry) =>
+          [...entry.counts.map(packCounts), ...(index === "entity" ? [] : entry.counts.filter((counts) => (counts[2] ?? 0) > 0).map(() => 0))].join(","),
+        ),
         parsed.map((entry) => entry.length),
       ],
     );
@@ -118,7 +127,9 @@ export class LexicalIndex {
     if (rows.length === 0) return;
     const delta = new Map<number, number[]>();
     for (const row of rows) {
-      for (const [at, id] of row.terms.entries()) addCounts(delta, id, maskCounts(fieldMask(unpackCounts(row.counts[at] ?? 0))), -1);
+      for (const [at, id] of row.terms.entries()) {
+        if (id > 0) addCounts(delta, id, maskCounts(fieldMask(unpackCounts(row.counts[at] ?? 0))), -1);
+      }
     }
     const ids = [...delta.keys()].sort((a, b) => a - b);
     await client.query(
@@ -202,6 +213,8 @@ export class LexicalIndex {
     if (known.length > 0) {
       const ids = known.map(([, term]) => term.id);
       const termWeights = known.map(([text, term]) => (single.get(text) ?? 0) * idf(term.count));
+      // Visual words alone: candidates through the visual field's negated ids (see `put`).
+      const candidateIds = (list: number[]): number[] => (mask === 4 && index !== "entity" ? list.map((id) => -id) : list);
       const rank = async (candidates: number[], limit: number | null): Promise<{ key: number; score: number }[]> =>
         (
           await client.query<{ key: number; score: number }>(
@@ -219,7 +232,7 @@ export class LexicalIndex {
             WHERE d.index = $1 AND d.terms && $9::integer[] AND m.f > 0 ${query.videoKeys ? "AND d.video_key = ANY($10::bigint[])" : ""}
             GROUP BY d.key ORDER BY score DESC, d.key LIMIT $8`,
             [
-              lexicalIndexes[index], ids, termWeights, averageLength, weights[0] ?? 0, weights[1] ?? 0, weights[2] ?? 0, limit, candidates,
+              lexicalIndexes[index], ids, termWeights, averageLength, weights[0] ?? 0, weights[1] ?? 0, weights[2] ?? 0, limit, candidateIds(candidates),
               ...(query.videoKeys ? [query.videoKeys] : []),
             ],
           )
