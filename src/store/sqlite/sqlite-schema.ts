@@ -1,7 +1,17 @@
 // The SQLite library schema and its migrations, versioned with `PRAGMA user_version`.
 
 import type Database from "better-sqlite3";
-import { VideoRagError } from "../../spec/index.js";
+import { VideoRagError, type Segment } from "../../spec/index.js";
+import {
+  deflateSegmentBlocks,
+  encodeExcerpt,
+  encodeSegmentBlocks,
+  excerptSource,
+  packChunkText,
+  SegmentText,
+  transcriptRuns,
+  type PieceSource,
+} from "./packed-text.js";
 import { bytesVector, vectorBuckets } from "./vector-buckets.js";
 
 /**
@@ -286,13 +296,161 @@ CREATE TABLE sequences (
 INSERT INTO sequences (name, value) SELECT 'entity-change', coalesce(max(change_sequence), 0) FROM entities;
 `;
 
+/**
+ * Version 7: each text once. Measured on the 8,648 how-to transcripts (`scripts/bench-transcripts.ts`; 37.9 MB of clip
+ * transcript text, 38.3 MB of files), MB by table with its indexes:
+ *
+ *                        version 6   version 7
+ *   segments                 119.5        25.6   (rows and two indexes → deflated blocks)
+ *   relation sources          48.0         9.4   (descriptions quoted their chunk)
+ *   entity sources            41.9         8.3
+ *   chunks                    47.5         3.4   (their clips' text again, with times and labels)
+ *   clips                     44.5         4.6   (their segments' text again)
+ *   FTS: clips, videos, entities  46.5    46.5   (unchanged: BM25 and phrase queries need them as they are)
+ *   entities                  13.8        12.8
+ *   relations                  7.5         7.5
+ *   videos and the rest        2.7         2.7
+ *   file                     375.3       124.2   (9.9x → 3.3x the text; 116.4 when migrated, after its VACUUM)
+ *
+ * The transcript was there three times (segments, clips, chunks), the graph's sources quoted their chunks again, and
+ * of the segments' 82 bytes a row half went to two indexes, a 'transcript' string and the row's own numbers. Now (see
+ * packed-text.ts):
+ * - segments are stored as blocks of 256 per video (`segment_blocks`), deflated, with the bounds of their times so a
+ *   time window reads only the blocks it can touch;
+ * - a clip's transcript is a run of its video's speech segments (`transcript_first`, `transcript_last`, positions in
+ *   the order the segments were written), `transcript` then '';
+ * - a chunk's text is pieces of the text of the segments in its time span (`packed_text`): a reference per clip, and
+ *   the times and labels between them; `text` then '';
+ * - a graph source's description is pieces of its chunk's text (`excerpt`), `description` then ''; the sources tables
+ *   are WITHOUT ROWID on what was their unique index, which no longer has to be stored beside them;
+ * - `entities_by_change` goes: since version 6 the next change sequence comes from `sequences`, and nothing reads
+ *   entities by it except through the stale index.
+ * Each packed form is checked by decoding it when written, and the text is stored as given when it does not come back
+ * exactly, so every Store method returns what it did (checked method by method against version 6 on the whole
+ * library). A write that moves a video's segments re-derives what was derived from them (see the store's writeBack).
+ * What it costs, measured against version 6 on the same library with the two stores taking turns question by question:
+ * reading a clip's or a chunk's text inflates its video's block (~8 µs; decoded blocks are kept, checked against the
+ * stored bytes), so a graph search, which reads some forty videos, takes ~0.8 ms longer at p50 (6.8 → 7.5 ms) and a
+ * hybrid one ~0.7 ms (14.5 → 15.2 ms); ranking videos and their moments (what `ask` waits for) and naive search are as
+ * fast as before, and so is ingest. Describing every entity of this library takes ~17 s instead of ~7 s: a popular
+ * entity's sources are in thousands of videos, each inflated to read its excerpt.
+ * The text columns stay NOT NULL ('' when packed) because SQLite cannot drop a NOT NULL constraint in place and
+ * rebuilding `chunks` would cascade-delete the sources that reference it. The freed pages are returned by a VACUUM
+ * right after the migration (see `migrate`).
+ */
+function schemaV7(db: Database.Database): void {
+  db.exec(`
+CREATE TABLE segment_blocks (
+  video_key INTEGER NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  block_index INTEGER NOT NULL,
+  min_start_second REAL NOT NULL,
+  max_start_second REAL NOT NULL,
+  max_end_second REAL NOT NULL,
+  segments BLOB NOT NULL,
+  PRIMARY KEY (video_key, block_index)
+);
+ALTER TABLE clips ADD COLUMN transcript_first INTEGER;
+ALTER TABLE clips ADD COLUMN transcript_last INTEGER;
+ALTER TABLE chunks ADD COLUMN packed_text BLOB;
+
+CREATE TABLE entity_sources_v7 (
+  entity_key INTEGER NOT NULL REFERENCES entities (key) ON DELETE CASCADE,
+  video_key INTEGER NOT NULL,
+  chunk_index INTEGER NOT NULL,
+  description TEXT NOT NULL,
+  excerpt BLOB,
+  PRIMARY KEY (entity_key, video_key, chunk_index),
+  FOREIGN KEY (video_key, chunk_index) REFERENCES chunks (video_key, chunk_index) ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE TABLE relation_sources_v7 (
+  relation_key INTEGER NOT NULL REFERENCES relations (key) ON DELETE CASCADE,
+  video_key INTEGER NOT NULL,
+  chunk_index INTEGER NOT NULL,
+  description TEXT NOT NULL,
+  excerpt BLOB,
+  strength REAL NOT NULL,
+  PRIMARY KEY (relation_key, video_key, chunk_index),
+  FOREIGN KEY (video_key, chunk_index) REFERENCES chunks (video_key, chunk_index) ON DELETE CASCADE
+) WITHOUT ROWID;
+DROP INDEX entities_by_change;
+`);
+  const insertBlock = db.prepare(`INSERT INTO segment_blocks (video_key, block_index, min_start_second, max_start_second,
+    max_end_second, segments) VALUES (?, ?, ?, ?, ?, ?)`);
+  const videoSegments = db.prepare(`SELECT start_second, end_second, text, source, clip_index FROM segments
+    WHERE video_key = ? ORDER BY rowid`);
+  const videoClips = db.prepare(`SELECT key, clip_index, transcript, screen, visual FROM clips WHERE video_key = ?
+    ORDER BY clip_index`);
+  const setRun = db.prepare(`UPDATE clips SET transcript = '', transcript_first = ?, transcript_last = ? WHERE key = ?`);
+  const videoChunks = db.prepare(`SELECT key, chunk_index, start_second, end_second, text FROM chunks WHERE video_key = ?`);
+  const setPacked = db.prepare(`UPDATE chunks SET text = '', packed_text = ? WHERE key = ?`);
+  const entitySources = db.prepare(`SELECT entity_key, chunk_index, description FROM entity_sources WHERE video_key = ?`);
+  const relationSources = db.prepare(`SELECT relation_key, chunk_index, description, strength FROM relation_sources
+    WHERE video_key = ?`);
+  const insertEntitySource = db.prepare(`INSERT INTO entity_sources_v7 (entity_key, video_key, chunk_index, description,
+    excerpt) VALUES (?, ?, ?, ?, ?)`);
+  const insertRelationSource = db.prepare(`INSERT INTO relation_sources_v7 (relation_key, video_key, chunk_index,
+    description, excerpt, strength) VALUES (?, ?, ?, ?, ?, ?)`);
+  const videoKeys = db.prepare(`SELECT key FROM videos`).pluck().all() as number[];
+  for (const videoKey of videoKeys) {
+    const segments = (
+      videoSegments.all(videoKey) as { start_second: number; end_second: number; text: string; source: string; clip_index: number | null }[]
+    ).map(
+      (row): Segment => ({
+        startSecond: row.start_second,
+        endSecond: row.end_second,
+        text: row.text,
+        source: row.source as Segment["source"],
+        ...(row.clip_index === null ? {} : { clipIndex: row.clip_index }),
+      }),
+    );
+    for (const block of encodeSegmentBlocks(segments, deflateSegmentBlocks)) {
+      insertBlock.run(videoKey, block.blockIndex, block.minStartSecond, block.maxStartSecond, block.maxEndSecond, block.data);
+    }
+    const clips = videoClips.all(videoKey) as { key: number; clip_index: number; transcript: string; screen: string; visual: string }[];
+    transcriptRuns(clips.map((clip) => clip.transcript), segments).forEach((run, index) => {
+      if (run) setRun.run(run.first, run.last, (clips[index] as { key: number }).key);
+    });
+    const chunkTexts = new Map<number, PieceSource>();
+    const segmentText = new SegmentText(segments);
+    type ChunkRow = { key: number; chunk_index: number; start_second: number; end_second: number; text: string };
+    for (const chunk of videoChunks.all(videoKey) as ChunkRow[]) {
+      const packed = packChunkText(chunk.text, segmentText, chunk.start_second, chunk.end_second);
+      if (packed) setPacked.run(packed, chunk.key);
+      chunkTexts.set(chunk.chunk_index, excerptSource(chunk.text));
+    }
+    const excerpt = (chunkIndex: number, description: string): [string, Buffer | null] => {
+      const source = chunkTexts.get(chunkIndex);
+      const encoded = source ? encodeExcerpt(description, source) : undefined;
+      return encoded ? ["", encoded] : [description, null];
+    };
+    for (const row of entitySources.all(videoKey) as { entity_key: number; chunk_index: number; description: string }[]) {
+      insertEntitySource.run(row.entity_key, videoKey, row.chunk_index, ...excerpt(row.chunk_index, row.description));
+    }
+    for (const row of relationSources.all(videoKey) as { relation_key: number; chunk_index: number; description: string; strength: number }[]) {
+      insertRelationSource.run(row.relation_key, videoKey, row.chunk_index, ...excerpt(row.chunk_index, row.description), row.strength);
+    }
+  }
+  db.exec(`
+DROP TABLE segments;
+DROP TABLE entity_sources;
+DROP TABLE relation_sources;
+ALTER TABLE entity_sources_v7 RENAME TO entity_sources;
+ALTER TABLE relation_sources_v7 RENAME TO relation_sources;
+CREATE INDEX entity_sources_by_video ON entity_sources (video_key, chunk_index);
+CREATE INDEX relation_sources_by_video ON relation_sources (video_key, chunk_index);
+`);
+}
+
 /** Migrations by the version they lead to; index 0 creates version 1. */
-const migrations: (string | ((db: Database.Database) => void))[] = [schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6];
+const migrations: (string | ((db: Database.Database) => void))[] = [schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7];
 
 export const schemaVersion = migrations.length;
 
-/** Brings the file to the current schema, inside one write transaction so two processes opening a new file agree. */
-export function migrate(db: Database.Database, path: string): void {
+/**
+ * Brings the file to the current schema (tests: to an earlier `version`, to build a file as that version wrote it),
+ * inside one write transaction so two processes opening a new file agree.
+ */
+export function migrate(db: Database.Database, path: string, version = schemaVersion): void {
   const current = db.pragma("user_version", { simple: true }) as number;
   if (current > schemaVersion) {
     throw new VideoRagError(
@@ -301,15 +459,32 @@ export function migrate(db: Database.Database, path: string): void {
       { subject: path },
     );
   }
-  if (current === schemaVersion) return;
-  db.transaction(() => {
+  if (current >= version) return;
+  const repacked = db.transaction(() => {
     // Re-read inside the lock: another process may have migrated while this one waited.
     const locked = db.pragma("user_version", { simple: true }) as number;
-    for (let version = locked; version < schemaVersion; version++) {
-      const migration = migrations[version] ?? "";
+    for (let next = locked; next < version; next++) {
+      const migration = migrations[next] ?? "";
       if (typeof migration === "string") db.exec(migration);
       else migration(db);
     }
-    db.pragma(`user_version = ${schemaVersion}`);
+    db.pragma(`user_version = ${Math.max(locked, version)}`);
+    // A new file has nothing to give back; one from before version 7 has most of its pages free now.
+    return locked > 0 && locked < 7 && version >= 7;
   }).immediate();
+  if (repacked) vacuumAfterRepacking(db);
+}
+
+/**
+ * Gives the pages version 7 freed back to the file system (about two thirds of a library): the point of that version
+ * is a smaller file, and SQLite would otherwise only reuse them as the library grows. VACUUM cannot run while another
+ * connection reads, and it may not have the disk space for its copy; then the library stays as it is, whole and
+ * correct, and its free pages are reused.
+ */
+function vacuumAfterRepacking(db: Database.Database): void {
+  try {
+    db.exec("VACUUM");
+  } catch {
+    // Not worth failing the open for; see above.
+  }
 }

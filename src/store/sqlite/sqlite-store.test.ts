@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import Database from "better-sqlite3";
-import { VideoRagError } from "../../spec/index.js";
+import { VideoRagError, type Chunk, type ClipDocument, type Segment } from "../../spec/index.js";
 import { runStoreConformance, sampleVideo, withGraph } from "../store-conformance.case.js";
-import { schemaVersion } from "./sqlite-schema.js";
+import { migrate, schemaVersion } from "./sqlite-schema.js";
 import { openSqliteStore } from "./sqlite-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "videorag-store-"));
@@ -222,21 +222,24 @@ test("past the exact-scan limit, a name merges with its near entity through the 
   }
 });
 
-test("a library written with schema 3 files its entity vectors into buckets when it opens", async () => {
+/** A file at an earlier schema version, made by the migrations up to it, for a test to fill as that version would. */
+function fileAtVersion(version: number): { path: string; raw: Database.Database } {
   const path = freshPath();
-  const { names, near } = nearPairs(20, 16, 0.02);
-  const first = openSqliteStore(path);
-  await first.commitVideo(namedGraph("a", names.map((_, index) => `person${index}`), names));
-  await first.close();
   const raw = new Database(path);
-  raw.exec(`DROP TABLE entity_vector_buckets; DROP INDEX entities_by_change;`);
-  // And what version 5 added, so the migration runs from a true version 3.
-  raw.exec(`DROP TABLE clip_stages; DROP INDEX segments_by_clip; ALTER TABLE segments DROP COLUMN clip_index;
-    ALTER TABLE clips DROP COLUMN speech_seconds; ALTER TABLE clips DROP COLUMN speech_regions;
-    ALTER TABLE clips DROP COLUMN screen_changes; ALTER TABLE clips DROP COLUMN asked;`);
-  // And version 6's counter.
-  raw.exec(`DROP TABLE sequences;`);
-  raw.pragma("user_version = 3");
+  migrate(raw, path, version);
+  assert.equal(raw.pragma("user_version", { simple: true }), version);
+  return { path, raw };
+}
+
+test("a library written with schema 3 files its entity vectors into buckets when it opens", async () => {
+  const { names, near } = nearPairs(20, 16, 0.02);
+  const { path, raw } = fileAtVersion(3);
+  const insertEntity = raw.prepare(`INSERT INTO entities (name_key, name, type) VALUES (?, ?, 'person') RETURNING key`).pluck();
+  const insertVector = raw.prepare(`INSERT INTO entity_vectors (entity_key, space, type, vector) VALUES (?, 'entity:m', 'person', ?)`);
+  names.forEach((vector, index) => {
+    const key = insertEntity.get(`person${index}`, `person${index}`);
+    insertVector.run(key, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+  });
   raw.close();
 
   const store = openSqliteStore(path, { exactMergeScanLimit: 0 });
@@ -367,20 +370,208 @@ test("a write that outwaits the busy timeout fails with a retryable STORE_LOCKED
 });
 
 test("a schema 5 library continues its change sequence from the largest it holds", async () => {
-  const path = freshPath();
-  const first = openSqliteStore(path);
-  await first.commitVideo(namedGraph("a", ["person0"], [new Float32Array(16).fill(0.5)]));
-  const before = (await first.getEntity("person0"))?.changeSequence ?? Number.NaN;
-  await first.close();
-  const raw = new Database(path);
-  raw.exec(`DROP TABLE sequences;`);
-  raw.pragma("user_version = 5");
+  const { path, raw } = fileAtVersion(5);
+  const before = 7;
+  raw.prepare(`INSERT INTO entities (name_key, name, type, change_sequence) VALUES ('person0', 'person0', 'person', ?)`).run(before);
   raw.close();
   const store = openSqliteStore(path);
   try {
     await store.commitVideo(namedGraph("b", ["person1"], [new Float32Array(16).fill(-0.5)]));
     const after = (await store.getEntity("person1"))?.changeSequence ?? Number.NaN;
     assert.ok(after > before, `${after} after ${before}`);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a library written with schema 6 opens with each text stored once, and returns every text as before", async () => {
+  const { path, raw } = fileAtVersion(6);
+  raw.prepare(`INSERT INTO videos (key, id, status, path, title, kind, duration_seconds, size_bytes, has_audio, has_video,
+      times_estimated, ingested_at, clip_count, fingerprint)
+    VALUES (1, 'old', 'ready', '/t/old.txt', 'old', 'transcript', 90, 100, 0, 0, 1, '2024-01-01T00:00:00.000Z', 3, 'sha')`).run();
+  const segments: Segment[] = [
+    { startSecond: 0, endSecond: 12.5, text: "Popeye eats spinach.", source: "transcript" },
+    { startSecond: 0, endSecond: 90, text: "SPINACH CO", source: "screen", clipIndex: 0 },
+    { startSecond: 12.5, endSecond: 25, text: "He grows strong.", source: "transcript" },
+    { startSecond: 25, endSecond: 40, text: "Olive Oyl waits by the pier.", source: "transcript" },
+    { startSecond: 61, endSecond: 70, text: "Bluto  arrives\nlate.", source: "speech", clipIndex: 2 },
+  ];
+  const insertSegment = raw.prepare(`INSERT INTO segments (video_key, start_second, end_second, text, source, clip_index)
+    VALUES (1, ?, ?, ?, ?, ?)`);
+  for (const segment of segments) {
+    insertSegment.run(segment.startSecond, segment.endSecond, segment.text, segment.source, segment.clipIndex ?? null);
+  }
+  const clips: ClipDocument[] = [
+    { videoId: "old", index: 0, startSecond: 0, endSecond: 30, transcript: "Popeye eats spinach.\nHe grows strong.", screen: "SPINACH CO", visual: "" },
+    { videoId: "old", index: 1, startSecond: 30, endSecond: 60, transcript: "Olive Oyl waits by the pier.", screen: "", visual: "" },
+    // Said in no segment: kept as it is.
+    { videoId: "old", index: 2, startSecond: 60, endSecond: 90, transcript: "Bluto came by boat.", screen: "", visual: "boat" },
+  ];
+  for (const clip of clips) {
+    raw.prepare(`INSERT INTO clips (key, video_key, clip_index, start_second, end_second, transcript, screen, visual)
+      VALUES (?, 1, ?, ?, ?, ?, ?, ?)`).run(clip.index + 1, clip.index, clip.startSecond, clip.endSecond, clip.transcript, clip.screen, clip.visual);
+    raw.prepare(`INSERT INTO clip_fts (rowid, transcript, screen, visual, video) VALUES (?, ?, ?, ?, 'k1')`)
+      .run(clip.index + 1, clip.transcript, clip.screen, clip.visual);
+  }
+  const chunks: Chunk[] = [
+    {
+      videoId: "old", index: 0, clipStart: 0, clipEnd: 1, startSecond: 0, endSecond: 60, tokenCount: 20,
+      text: "[0:00–0:30]\nSaid: Popeye eats spinach. He grows strong.\nOn screen: SPINACH CO\n\n[0:30–1:00]\nSaid: Olive Oyl waits by the pier.",
+    },
+    {
+      videoId: "old", index: 1, clipStart: 2, clipEnd: 2, startSecond: 60, endSecond: 90, tokenCount: 9,
+      text: "[1:00–1:30]\nSeen: boat\nSaid: Bluto came by boat.",
+    },
+  ];
+  for (const chunk of chunks) {
+    raw.prepare(`INSERT INTO chunks (video_key, chunk_index, clip_start, clip_end, start_second, end_second, text, token_count)
+      VALUES (1, ?, ?, ?, ?, ?, ?, ?)`).run(chunk.index, chunk.clipStart, chunk.clipEnd, chunk.startSecond, chunk.endSecond, chunk.text, chunk.tokenCount);
+  }
+  raw.exec(`INSERT INTO entities (key, name_key, name, type) VALUES (1, 'popeye', 'Popeye', 'person'),
+    (2, 'olive oyl', 'Olive Oyl', 'person'), (3, 'bluto', 'Bluto', 'person');
+    INSERT INTO relations (key, source_key, target_key) VALUES (1, 1, 2);`);
+  const sources = {
+    popeye: "Popeye eats spinach. He grows strong.",
+    olive: "…Olive Oyl waits by the pier.",
+    // Quoted from nowhere, and short: kept as it is.
+    bluto: "a brute",
+    // Across two clips of the chunk: two pieces of its text.
+    together: "mentioned together: Popeye eats spinach. He grows strong. Olive Oyl waits by the pier.",
+  };
+  raw.prepare(`INSERT INTO entity_sources (entity_key, video_key, chunk_index, description) VALUES (1, 1, 0, ?), (2, 1, 0, ?), (3, 1, 1, ?)`)
+    .run(sources.popeye, sources.olive, sources.bluto);
+  raw.prepare(`INSERT INTO relation_sources (relation_key, video_key, chunk_index, description, strength) VALUES (1, 1, 0, ?, 2)`).run(sources.together);
+  raw.close();
+
+  const store = openSqliteStore(path);
+  try {
+    assert.deepEqual(await store.getSegments("old", 0, 1000), segments);
+    assert.deepEqual(await store.getSegments("old", 30, 60), [segments[1], segments[3]]);
+    assert.deepEqual(await store.getClips(clips.map((clip) => ({ videoId: "old", clipIndex: clip.index }))), clips);
+    assert.deepEqual(await store.getChunks(chunks.map((chunk) => ({ videoId: "old", chunkIndex: chunk.index }))), chunks);
+    const described = async (name: string) => (await store.getEntity(name))?.sources.map((source) => source.description);
+    assert.deepEqual(
+      [await described("popeye"), await described("olive oyl"), await described("bluto")],
+      [[sources.popeye], [sources.olive], [sources.bluto]],
+    );
+    const relations = await store.relationsAmong([1, 2]);
+    assert.deepEqual(relations.map((relation) => [relation.description, relation.sources[0]?.description]), [[sources.together, sources.together]]);
+    assert.equal((await store.searchClips({ terms: [{ text: "spinach", weight: 1 }], limit: 5 }))[0]?.clipIndex, 0);
+  } finally {
+    await store.close();
+  }
+  const migrated = new Database(path);
+  try {
+    assert.equal(migrated.pragma("user_version", { simple: true }), schemaVersion);
+    assert.equal(migrated.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'segments'`).pluck().get(), 0);
+    assert.deepEqual(migrated.prepare(`SELECT transcript, transcript_first, transcript_last FROM clips ORDER BY clip_index`).raw().all(), [
+      ["", 0, 2],
+      ["", 3, 3],
+      ["Bluto came by boat.", null, null],
+    ]);
+    // Chunk 1 quotes a clip that no segment holds, so it keeps its text.
+    assert.deepEqual(migrated.prepare(`SELECT text = '', packed_text IS NOT NULL FROM chunks ORDER BY chunk_index`).raw().all(), [
+      [1, 1],
+      [0, 0],
+    ]);
+    assert.deepEqual(migrated.prepare(`SELECT description FROM entity_sources WHERE excerpt IS NULL`).pluck().all(), [sources.bluto]);
+    assert.equal(migrated.prepare(`SELECT count(*) FROM relation_sources WHERE excerpt IS NOT NULL`).pluck().get(), 1);
+    assert.equal(migrated.pragma("freelist_count", { simple: true }), 0, "the freed pages went back with a VACUUM");
+    assert.equal(migrated.pragma("integrity_check", { simple: true }), "ok");
+    assert.deepEqual(migrated.pragma("foreign_key_check"), []);
+  } finally {
+    migrated.close();
+  }
+});
+
+test("a write-back that moves a video's segments or changes its clips keeps every text as last written", async () => {
+  const store = openSqliteStore(freshPath());
+  const content = withGraph(
+    sampleVideo("v", ["popeye eats spinach\num", "olive oyl waits", "bluto arrives"]),
+    [
+      {
+        entities: [["Popeye", "person", "popeye eats spinach"], ["Olive Oyl", "person", "olive oyl waits"]],
+        relations: [["Popeye", "Olive Oyl", "popeye eats spinach olive oyl waits", 1]],
+        clips: [0, 1],
+      },
+      { entities: [["Bluto", "person", "bluto arrives"]], clips: [2, 2] },
+    ],
+  );
+  // The filler is a segment of its own, owned by clip 0, ahead of the other clips' segments.
+  content.segments = [
+    { startSecond: 1, endSecond: 20, text: "popeye eats spinach", source: "subtitle" },
+    { startSecond: 20, endSecond: 29, text: "um", source: "speech", clipIndex: 0 },
+    { startSecond: 31, endSecond: 59, text: "olive oyl waits", source: "subtitle" },
+    { startSecond: 61, endSecond: 89, text: "bluto arrives", source: "subtitle" },
+  ];
+  const everything = async () => ({
+    clips: await store.getClips([0, 1, 2].map((clipIndex) => ({ videoId: "v", clipIndex }))),
+    chunks: await store.getChunks([0, 1].map((chunkIndex) => ({ videoId: "v", chunkIndex }))),
+    popeye: (await store.getEntity("popeye"))?.sources.map((source) => source.description),
+    relations: (await store.relationsOf((await store.getEntity("popeye"))?.key ?? 0)).map((relation) => relation.description),
+  });
+  try {
+    await store.commitVideo(content);
+    const written = await everything();
+    assert.deepEqual(written.clips.map((clip) => clip.transcript), ["popeye eats spinach\num", "olive oyl waits", "bluto arrives"]);
+    assert.deepEqual(written.chunks.map((chunk) => chunk.text), ["popeye eats spinach\num olive oyl waits", "bluto arrives"]);
+    assert.deepEqual([written.popeye, written.relations], [["popeye eats spinach"], ["popeye eats spinach olive oyl waits"]]);
+
+    // The filler goes, the documents do not change: every later segment moves up one place.
+    await store.writeBack({ videoId: "v", documents: [], replaces: [{ clipIndex: 0, sources: ["speech"] }], segments: [], vectors: [], stages: [] });
+    assert.deepEqual(await everything(), written);
+    assert.deepEqual((await store.getSegments("v", 0, 90)).map((segment) => segment.text), ["popeye eats spinach", "olive oyl waits", "bluto arrives"]);
+
+    // A new reading of clip 2: its segment and document change, so chunk 1 is packed against new clip text.
+    const [, , clip2] = written.clips;
+    await store.writeBack({
+      videoId: "v",
+      documents: [{ ...(clip2 as ClipDocument), transcript: "bluto arrives\nlate" }],
+      replaces: [],
+      segments: [{ startSecond: 85, endSecond: 89, text: "late", source: "speech", clipIndex: 2 }],
+      vectors: [],
+      stages: [],
+    });
+    const rewritten = await everything();
+    assert.deepEqual(rewritten, { ...written, clips: [written.clips[0], written.clips[1], { ...clip2, transcript: "bluto arrives\nlate" }] });
+  } finally {
+    await store.close();
+  }
+});
+
+test("segments come back exactly as SQLite columns gave them, across blocks and time windows", async () => {
+  const store = openSqliteStore(freshPath());
+  try {
+    // Back-to-back lines as plain-text transcripts are timed, more than fit one block, and a few odd values.
+    const segments: Segment[] = [];
+    let second = 0;
+    for (let line = 0; line < 600; line++) {
+      const durationSeconds = (3 + (line % 7)) / 2.5;
+      segments.push({ startSecond: second, endSecond: second + durationSeconds, text: `line ${line} of the talk`, source: "transcript" });
+      second += durationSeconds;
+    }
+    segments.push({ startSecond: -0, endSecond: Number.POSITIVE_INFINITY, text: "a lone \ud83d surrogate", source: "screen", clipIndex: 0.5 });
+    const clips = Array.from({ length: Math.ceil(second / 30) }, (_, index): ClipDocument => {
+      const said = segments.filter((segment) => segment.source === "transcript" && Math.floor((segment.startSecond + segment.endSecond) / 60) === index);
+      const transcript = said.map((segment) => segment.text).join("\n");
+      return { videoId: "v", index, startSecond: index * 30, endSecond: index * 30 + 30, transcript, screen: "", visual: "" };
+    });
+    await store.commitVideo({ ...sampleVideo("v", ["x"]), clips, segments });
+    // A REAL column gives -0 back as 0, and text that is not UTF-16 comes back with U+FFFD.
+    const stored = segments.map((segment) =>
+      segment.source === "screen" ? { ...segment, startSecond: 0, text: "a lone \ufffd surrogate" } : segment,
+    );
+    const window = (start: number, end: number) =>
+      stored
+        .map((segment, position) => ({ segment, position }))
+        .filter(({ segment }) => segment.startSecond < end && (segment.endSecond > start || segment.startSecond >= start))
+        .sort((a, b) => a.segment.startSecond - b.segment.startSecond || a.position - b.position)
+        .map(({ segment }) => segment);
+    for (const [start, end] of [[0, Number.POSITIVE_INFINITY], [0, 30], [590, 660], [1000, 1030], [second - 1, second + 1]] as const) {
+      assert.deepEqual(await store.getSegments("v", start, end), window(start, end), `${start}–${end}`);
+    }
+    assert.ok(Object.is((await store.getSegments("v", 0, 1))[0]?.startSecond, 0));
+    assert.deepEqual(await store.getClips(clips.map((clip) => ({ videoId: "v", clipIndex: clip.index }))), clips);
   } finally {
     await store.close();
   }

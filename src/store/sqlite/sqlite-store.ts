@@ -37,6 +37,23 @@ import type {
   VideoMatch,
 } from "../../spec/index.js";
 import { checkVector, chooseEntity, chunkSources, defaultMergeDistance, planGraph, type EntityCandidates } from "../../graph/merge-graph.js";
+import {
+  chunkTextBlocks,
+  decodeExcerpt,
+  encodeExcerpt,
+  encodeSegmentBlocks,
+  excerptSource,
+  joinTranscript,
+  packChunkText,
+  deflateSegmentBlocks,
+  segmentsPerBlock,
+  transcriptRuns,
+  unpackChunkText,
+  SegmentBlockView,
+  SegmentText,
+  type PieceSource,
+  type TranscriptRun,
+} from "./packed-text.js";
 import { migrate } from "./sqlite-schema.js";
 import { vectorBuckets } from "./vector-buckets.js";
 
@@ -101,14 +118,35 @@ interface VideoRow {
   fingerprint: string | null;
 }
 
-interface ClipRow {
+/** A clip's text columns as stored: `transcript` is '' where a run of the video's segments stands for it. */
+interface ClipTextRow {
+  transcript: string;
+  transcript_first: number | null;
+  transcript_last: number | null;
+  screen: string;
+  visual: string;
+}
+
+interface ClipRow extends ClipTextRow {
   video_id: string;
+  video_key: number;
   clip_index: number;
   start_second: number;
   end_second: number;
+}
+
+/** A clip's text as the store returns it. */
+interface ClipText {
+  clipIndex: number;
   transcript: string;
   screen: string;
   visual: string;
+}
+
+/** A chunk's text columns as stored: `text` is '' where `packed_text` holds it as pieces of its segments' text. */
+interface ChunkTextRow {
+  text: string;
+  packed_text: Buffer | null;
 }
 
 interface SpaceRow {
@@ -158,10 +196,13 @@ interface SourceRow {
   /** The entity or relation the source is of. */
   owner_key: number;
   video_id: string;
+  video_key: number;
   chunk_index: number;
   clip_start: number;
   clip_end: number;
+  /** '' where `excerpt` holds it as pieces of the chunk's text. */
   description: string;
+  excerpt: Buffer | null;
   strength: number;
 }
 
@@ -171,23 +212,23 @@ interface RelationRow {
   target_key: number;
 }
 
-interface ChunkRow {
+interface ChunkRow extends ChunkTextRow {
   video_id: string;
+  video_key: number;
   chunk_index: number;
   clip_start: number;
   clip_end: number;
   start_second: number;
   end_second: number;
-  text: string;
   token_count: number;
 }
 
-const toSource = (row: SourceRow): GraphSource => ({
+const toSource = (row: SourceRow, reader: PackedReader): GraphSource => ({
   videoId: row.video_id,
   chunkIndex: row.chunk_index,
   clipStart: row.clip_start,
   clipEnd: row.clip_end,
-  description: row.description,
+  description: reader.description(row),
 });
 
 /** Throws ARGUMENT_INVALID unless `value` is a whole number ≥ 0 (a limit, a count). */
@@ -280,6 +321,138 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
 type MatchRow = [key: number, score: number];
 
+function preparePackedStatements(db: Database.Database) {
+  return {
+    blocks: db.prepare(`SELECT block_index, segments FROM segment_blocks WHERE video_key = ? AND block_index BETWEEN ? AND ?
+      ORDER BY block_index`).raw(),
+    clipTexts: db.prepare(`SELECT clip_index, transcript, transcript_first, transcript_last, screen, visual FROM clips
+      WHERE video_key = ? AND clip_index BETWEEN ? AND ? ORDER BY clip_index`),
+    chunkText: db.prepare(`SELECT text, packed_text FROM chunks WHERE video_key = ? AND chunk_index = ?`),
+  };
+}
+
+type PackedStatements = ReturnType<typeof preparePackedStatements>;
+
+/** Past any clip index or block index. */
+const lastIndex = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Bytes of decoded segment blocks kept between calls, about 2,000 average videos of the how-to library: a graph search
+ * reads some forty videos' text, often the same again. Describing entities reads every video a popular entity is in,
+ * batch after batch, which no cache of a sensible size holds (all of that library would take ~115 MB).
+ */
+const cachedBlockBytes = 32 * 1024 * 1024;
+
+/**
+ * Segment blocks decoded before, by video and block, with the bytes they were decoded from. A block is used again only
+ * when the stored bytes are the same (decoding depends on nothing else), so another process's writes are always seen;
+ * what a caller gets is copied out, never the cached objects.
+ */
+class BlockCache {
+  private readonly blocks = new Map<string, { data: Buffer; view: SegmentBlockView; sizeBytes: number }>();
+  private sizeBytes = 0;
+
+  decode(videoKey: number, blockIndex: number, data: Buffer): SegmentBlockView {
+    const key = `${videoKey}:${blockIndex}`;
+    const cached = this.blocks.get(key);
+    if (cached) {
+      this.blocks.delete(key);
+      this.sizeBytes -= cached.sizeBytes;
+    }
+    const view = cached?.data.equals(data) ? cached.view : new SegmentBlockView(data);
+    const entry = { data, view, sizeBytes: data.length + view.sizeBytes };
+    this.blocks.set(key, entry);
+    this.sizeBytes += entry.sizeBytes;
+    // Least recently used first: a Map iterates in insertion order, and a block used again was inserted again.
+    for (const [oldest, { sizeBytes }] of this.blocks) {
+      if (this.sizeBytes <= cachedBlockBytes) break;
+      this.blocks.delete(oldest);
+      this.sizeBytes -= sizeBytes;
+    }
+    return view;
+  }
+}
+
+/**
+ * Reads packed text (see packed-text.ts and schema version 7) for one call: each block of segments and each chunk is
+ * read once however many rows need it. Made anew for each call, so nothing read outlives a write.
+ */
+class PackedReader {
+  private readonly blocks = new Map<string, SegmentBlockView>();
+  private readonly chunks = new Map<string, string>();
+
+  constructor(
+    private readonly statements: PackedStatements,
+    private readonly cache: BlockCache,
+  ) {}
+
+  /** A clip's transcript, joined from its run of segments where it has one. */
+  transcript(videoKey: number, row: ClipTextRow): string {
+    if (row.transcript_first === null || row.transcript_last === null) return row.transcript;
+    const run: TranscriptRun = { first: row.transcript_first, last: row.transcript_last };
+    this.loadBlocks(videoKey, Math.floor(run.first / segmentsPerBlock), Math.floor(run.last / segmentsPerBlock));
+    return joinTranscript((blockIndex) => this.blocks.get(`${videoKey}:${blockIndex}`), run);
+  }
+
+  /** Every segment of a video, in the order written (positions as clip runs count them). */
+  segments(videoKey: number): Segment[] {
+    return this.blockViews(videoKey, 0, lastIndex).flatMap(({ view }) => view.segments());
+  }
+
+  /** A video's blocks from `first` to `last`. */
+  blockViews(videoKey: number, first: number, last: number): { blockIndex: number; view: SegmentBlockView }[] {
+    return (this.statements.blocks.all(videoKey, first, last) as [number, Buffer][]).map(([blockIndex, data]) => ({
+      blockIndex,
+      view: this.cache.decode(videoKey, blockIndex, data),
+    }));
+  }
+
+  /** The text of a video's clips with indexes from `from` to `to`, in index order. */
+  clipTexts(videoKey: number, from = 0, to = lastIndex): ClipText[] {
+    return (this.statements.clipTexts.all(videoKey, from, to) as (ClipTextRow & { clip_index: number })[]).map((row) => ({
+      clipIndex: row.clip_index,
+      transcript: this.transcript(videoKey, row),
+      screen: row.screen,
+      visual: row.visual,
+    }));
+  }
+
+  /** A chunk's text; undefined when the video has no such chunk. */
+  chunkText(videoKey: number, chunkIndex: number, row?: ChunkTextRow): string | undefined {
+    const key = `${videoKey}:${chunkIndex}`;
+    let text = this.chunks.get(key);
+    if (text === undefined) {
+      const stored = row ?? (this.statements.chunkText.get(videoKey, chunkIndex) as ChunkTextRow | undefined);
+      if (!stored) return undefined;
+      if (stored.packed_text === null) {
+        text = stored.text;
+      } else {
+        const [first, last] = chunkTextBlocks(stored.packed_text);
+        this.loadBlocks(videoKey, first, last);
+        const regions: string[] = [];
+        for (let block = first; block <= last; block++) regions.push(this.blocks.get(`${videoKey}:${block}`)?.region ?? "");
+        text = unpackChunkText(stored.packed_text, regions);
+      }
+      this.chunks.set(key, text);
+    }
+    return text;
+  }
+
+  /** A graph source's description, from its excerpt of the chunk where it has one. */
+  description(row: SourceRow): string {
+    if (row.excerpt === null) return row.description;
+    return decodeExcerpt(row.excerpt, this.chunkText(row.video_key, row.chunk_index) ?? "");
+  }
+
+  private loadBlocks(videoKey: number, first: number, last: number): void {
+    for (let block = first; block <= last; block++) {
+      if (this.blocks.has(`${videoKey}:${block}`)) continue;
+      for (const { blockIndex, view } of this.blockViews(videoKey, first, last)) this.blocks.set(`${videoKey}:${blockIndex}`, view);
+      return;
+    }
+  }
+}
+
 /** The entities and relations a video's graph sources named, collected before they are deleted. */
 interface TouchedGraph {
   entityKeys: number[];
@@ -294,18 +467,21 @@ interface TouchedGraph {
 function prepareGraphStatements(db: Database.Database) {
   const entityColumns = `e.key, e.name_key, e.name, e.type, e.description, e.stale, e.change_sequence`;
   const readySources = (table: "entity_sources" | "relation_sources", owner: "entity_key" | "relation_key") =>
-    `SELECT s.${owner} AS owner_key, v.id AS video_id, s.chunk_index, c.clip_start, c.clip_end, s.description,
-        ${table === "relation_sources" ? "s.strength" : "0"} AS strength
+    `SELECT s.${owner} AS owner_key, v.id AS video_id, s.video_key, s.chunk_index, c.clip_start, c.clip_end, s.description,
+        s.excerpt, ${table === "relation_sources" ? "s.strength" : "0"} AS strength
       FROM ${table} s CROSS JOIN videos v ON v.key = s.video_key
       CROSS JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
       WHERE s.${owner} IN (SELECT value FROM json_each(?)) AND v.status = 'ready'
       ORDER BY s.${owner}, v.id, s.chunk_index`;
   return {
     insertChunk: db.prepare(`INSERT INTO chunks (video_key, chunk_index, clip_start, clip_end, start_second, end_second,
-        text, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+        text, packed_text, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    videoChunkTexts: db.prepare(`SELECT key, chunk_index, start_second, end_second, text, packed_text FROM chunks
+      WHERE video_key = ?`),
+    setChunkText: db.prepare(`UPDATE chunks SET text = ?, packed_text = ? WHERE key = ?`),
     deleteChunks: db.prepare(`DELETE FROM chunks WHERE video_key = ?`),
-    chunk: db.prepare(`SELECT v.id AS video_id, c.chunk_index, c.clip_start, c.clip_end, c.start_second, c.end_second,
-        c.text, c.token_count
+    chunk: db.prepare(`SELECT v.id AS video_id, c.video_key, c.chunk_index, c.clip_start, c.clip_end, c.start_second,
+        c.end_second, c.text, c.packed_text, c.token_count
       FROM chunks c JOIN videos v ON v.key = c.video_key WHERE v.id = ? AND v.status = 'ready' AND c.chunk_index = ?`),
     entityKeyByName: db.prepare(`SELECT key FROM entities WHERE name_key = @nameKey
       UNION ALL SELECT entity_key FROM entity_aliases WHERE name_key = @nameKey LIMIT 1`).pluck(),
@@ -323,12 +499,12 @@ function prepareGraphStatements(db: Database.Database) {
     entityText: db.prepare(`SELECT e.name, e.description,
         (SELECT group_concat(a.name, char(10)) FROM entity_aliases a WHERE a.entity_key = e.key) AS aliases
       FROM entities e WHERE e.key = ?`),
-    insertEntitySource: db.prepare(`INSERT INTO entity_sources (entity_key, video_key, chunk_index, description)
-      VALUES (?, ?, ?, ?)`),
+    insertEntitySource: db.prepare(`INSERT INTO entity_sources (entity_key, video_key, chunk_index, description, excerpt)
+      VALUES (?, ?, ?, ?, ?)`),
     relationByPair: db.prepare(`SELECT key FROM relations WHERE source_key = ? AND target_key = ?`).pluck(),
     insertRelation: db.prepare(`INSERT INTO relations (source_key, target_key) VALUES (?, ?) RETURNING key`).pluck(),
     insertRelationSource: db.prepare(`INSERT INTO relation_sources (relation_key, video_key, chunk_index, description,
-        strength) VALUES (?, ?, ?, ?, ?)`),
+        excerpt, strength) VALUES (?, ?, ?, ?, ?, ?)`),
     nextChangeSequence: db.prepare(`UPDATE sequences SET value = value + 1 WHERE name = 'entity-change' RETURNING value`).pluck(),
     markStale: db.prepare(`UPDATE entities SET stale = 1, change_sequence = ?
       WHERE key IN (SELECT value FROM json_each(?))`),
@@ -388,6 +564,8 @@ class SqliteStore implements Store {
    * absent without sqlite-vec, and entities then merge by name only.
    */
   private readonly nearestEntityStatements: { all: Database.Statement; bucketed: Database.Statement } | undefined;
+  private readonly packedStatements: PackedStatements;
+  private readonly blockCache = new BlockCache();
 
   constructor(
     private readonly db: Database.Database,
@@ -417,19 +595,23 @@ class SqliteStore implements Store {
       deleteClipFts: db.prepare(`DELETE FROM clip_fts WHERE rowid IN (SELECT key FROM clips WHERE video_key = ?)`),
       deleteVideoFts: db.prepare(`DELETE FROM video_fts WHERE rowid = ?`),
       deleteClipFtsRow: db.prepare(`DELETE FROM clip_fts WHERE rowid = ?`),
-      videoClipIndexes: db.prepare(`SELECT clip_index FROM clips WHERE video_key = ?`).pluck(),
       deleteClips: db.prepare(`DELETE FROM clips WHERE video_key = ?`),
-      deleteSegments: db.prepare(`DELETE FROM segments WHERE video_key = ?`),
+      deleteSegmentBlocks: db.prepare(`DELETE FROM segment_blocks WHERE video_key = ?`),
       deleteFrames: db.prepare(`DELETE FROM frames WHERE video_key = ?`),
       deleteStages: db.prepare(`DELETE FROM stages WHERE video_key = ?`),
-      insertClip: db.prepare(`INSERT INTO clips (video_key, clip_index, start_second, end_second, transcript, screen, visual)
-        VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      insertClip: db.prepare(`INSERT INTO clips (video_key, clip_index, start_second, end_second, transcript,
+          transcript_first, transcript_last, screen, visual)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       insertClipFts: db.prepare(`INSERT INTO clip_fts (rowid, transcript, screen, visual, video) VALUES (?, ?, ?, ?, ?)`),
       insertVideoFts: db.prepare(`INSERT INTO video_fts (rowid, transcript, screen, visual, video) VALUES (?, ?, ?, ?, ?)`),
-      insertSegment: db.prepare(`INSERT INTO segments (video_key, start_second, end_second, text, source, clip_index)
-        VALUES (?, ?, ?, ?, ?, ?)`),
-      deleteClipSegments: db.prepare(`DELETE FROM segments WHERE video_key = ? AND clip_index = ?
-        AND source IN (SELECT value FROM json_each(?))`),
+      insertSegmentBlock: db.prepare(`INSERT INTO segment_blocks (video_key, block_index, min_start_second,
+          max_start_second, max_end_second, segments) VALUES (?, ?, ?, ?, ?, ?)`),
+      // The blocks that can hold a segment in [start, end): the segment condition of getSegments, on the block's bounds.
+      segmentBlocksInWindow: db.prepare(`SELECT b.video_key, b.block_index, b.segments FROM segment_blocks b
+        JOIN videos v ON v.key = b.video_key
+        WHERE v.id = @videoId AND v.status = 'ready' AND b.min_start_second < @end
+          AND (b.max_end_second > @start OR b.max_start_second >= @start)
+        ORDER BY b.block_index`).raw(),
       setClipSignals: db.prepare(`UPDATE clips SET speech_seconds = ?, speech_regions = ?, screen_changes = ?
         WHERE video_key = ? AND clip_index = ?`),
       clipSignals: db.prepare(`SELECT c.clip_index, c.speech_seconds, c.speech_regions, c.screen_changes, c.asked
@@ -437,8 +619,8 @@ class SqliteStore implements Store {
       markAsked: db.prepare(`UPDATE clips SET asked = asked + 1
         WHERE video_key = (SELECT key FROM videos WHERE id = ? AND status = 'ready') AND clip_index = ?`),
       clipKey: db.prepare(`SELECT key FROM clips WHERE video_key = ? AND clip_index = ?`).pluck(),
-      updateClip: db.prepare(`UPDATE clips SET transcript = ?, screen = ?, visual = ? WHERE key = ?`),
-      videoClipTexts: db.prepare(`SELECT transcript, screen, visual FROM clips WHERE video_key = ? ORDER BY clip_index`),
+      updateClip: db.prepare(`UPDATE clips SET transcript = ?, transcript_first = ?, transcript_last = ?, screen = ?,
+        visual = ? WHERE key = ?`),
       upsertClipStage: db.prepare(`INSERT INTO clip_stages (video_key, clip_index, stage, key, status, error)
         VALUES (?, ?, ?, ?, ?, ?)
         ON CONFLICT (video_key, clip_index, stage) DO UPDATE SET key = excluded.key, status = excluded.status,
@@ -469,12 +651,9 @@ class SqliteStore implements Store {
         ON CONFLICT (video_key, stage) DO UPDATE SET key = excluded.key, output = excluded.output`),
       clipsByKeys: db.prepare(`SELECT c.key, v.id AS video_id, c.clip_index, c.start_second, c.end_second
         FROM clips c JOIN videos v ON v.key = c.video_key WHERE c.key IN (SELECT value FROM json_each(?))`),
-      clip: db.prepare(`SELECT v.id AS video_id, c.clip_index, c.start_second, c.end_second, c.transcript, c.screen, c.visual
+      clip: db.prepare(`SELECT v.id AS video_id, c.video_key, c.clip_index, c.start_second, c.end_second, c.transcript,
+          c.transcript_first, c.transcript_last, c.screen, c.visual
         FROM clips c JOIN videos v ON v.key = c.video_key WHERE v.id = ? AND v.status = 'ready' AND c.clip_index = ?`),
-      segments: db.prepare(`SELECT s.start_second, s.end_second, s.text, s.source, s.clip_index FROM segments s
-        JOIN videos v ON v.key = s.video_key
-        WHERE v.id = ? AND v.status = 'ready' AND s.start_second < ? AND (s.end_second > ? OR s.start_second >= ?)
-        ORDER BY s.start_second, s.rowid`),
       videoIdsByKeys: db.prepare(`SELECT key, id FROM videos WHERE status = 'ready' AND key IN (SELECT value FROM json_each(?))`),
       clipCount: db.prepare(`SELECT count(*) FROM clips`).pluck(),
       clipTermCount: db.prepare(`SELECT count(*) FROM clip_fts WHERE clip_fts MATCH ?`).pluck(),
@@ -497,6 +676,7 @@ class SqliteStore implements Store {
         FROM videos v CROSS JOIN entity_sources s ON s.video_key = v.key CROSS JOIN entities e ON e.key = s.entity_key
         WHERE v.id = ? AND v.status = 'ready' GROUP BY e.key ORDER BY score DESC, e.name LIMIT ?`),
     };
+    this.packedStatements = preparePackedStatements(db);
     const nearest = (from: string) =>
       db
         .prepare(
@@ -517,12 +697,36 @@ class SqliteStore implements Store {
         : undefined;
   }
 
+  /**
+   * Runs reads in one read transaction, so they see one snapshot of the file: a packed text is read from more than one
+   * row (a clip and its segments, a source and its chunk), and another process's write between two of them must not
+   * mix two versions. Inside a write transaction the reads already see one state.
+   */
+  private snapshot<T>(work: () => T): T {
+    return this.db.inTransaction ? work() : this.db.transaction(work).deferred();
+  }
+
   private guard<T>(action: string, work: () => T): T {
     try {
       return work();
     } catch (error) {
       throw storeError(error, action, this.path);
     }
+  }
+
+  /** Replaces a video's segments with these, in this order, as blocks (see schema version 7). */
+  private writeSegments(videoKey: number, segments: Segment[]): void {
+    this.statements.deleteSegmentBlocks.run(videoKey);
+    for (const block of encodeSegmentBlocks(segments, deflateSegmentBlocks)) {
+      this.statements.insertSegmentBlock.run(
+        videoKey, block.blockIndex, block.minStartSecond, block.maxStartSecond, block.maxEndSecond, block.data,
+      );
+    }
+  }
+
+  /** A reader of packed text for one call (see PackedReader). */
+  private reader(): PackedReader {
+    return new PackedReader(this.packedStatements, this.blockCache);
   }
 
   private readyRow(id: string): VideoRow | undefined {
@@ -539,7 +743,7 @@ class SqliteStore implements Store {
     this.statements.deleteClipFts.run(videoKey);
     this.statements.deleteVideoFts.run(videoKey);
     this.statements.deleteClips.run(videoKey);
-    this.statements.deleteSegments.run(videoKey);
+    this.statements.deleteSegmentBlocks.run(videoKey);
     this.statements.deleteFrames.run(videoKey);
     this.statements.deleteClipStages.run(videoKey);
     this.statements.deleteVectors.run(videoKey);
@@ -597,14 +801,23 @@ class SqliteStore implements Store {
    * its entity by name key, then by alias, then by vector (same type, within the merge distance, recorded as an alias),
    * else becomes a new entity; every entity it touches goes stale.
    */
-  private writeGraph(videoKey: number, videoId: string, graph: VideoGraph, clipIndexes: Set<number>): void {
+  private writeGraph(videoKey: number, videoId: string, graph: VideoGraph, clipIndexes: Set<number>, segments: SegmentText): void {
     const plans = planGraph(graph, videoId, clipIndexes);
+    const chunkTexts = new Map<number, PieceSource>();
     for (const chunk of graph.chunks) {
+      const packed = packChunkText(chunk.text, segments, chunk.startSecond, chunk.endSecond);
       this.statements.insertChunk.run(
-        videoKey, chunk.index, chunk.clipStart, chunk.clipEnd, chunk.startSecond, chunk.endSecond, chunk.text,
-        chunk.tokenCount,
+        videoKey, chunk.index, chunk.clipStart, chunk.clipEnd, chunk.startSecond, chunk.endSecond, packed ? "" : chunk.text,
+        packed ?? null, chunk.tokenCount,
       );
+      chunkTexts.set(chunk.index, excerptSource(chunk.text));
     }
+    /** A description as stored: '' and its excerpt of the chunk, or itself. */
+    const described = (chunkIndex: number, description: string): [string, Buffer | null] => {
+      const source = chunkTexts.get(chunkIndex);
+      const excerpt = source ? encodeExcerpt(description, source) : undefined;
+      return excerpt ? ["", excerpt] : [description, null];
+    };
     const sequence = this.nextChangeSequence();
     const space = graph.entityVectorSpace;
     const mergeDistance = graph.mergeDistance ?? defaultMergeDistance;
@@ -645,13 +858,15 @@ class SqliteStore implements Store {
     for (const extraction of graph.extractions) {
       const sources = chunkSources(extraction, keyOf);
       for (const { entityKey, description } of sources.entities) {
-        this.statements.insertEntitySource.run(entityKey, videoKey, extraction.chunkIndex, description);
+        this.statements.insertEntitySource.run(entityKey, videoKey, extraction.chunkIndex, ...described(extraction.chunkIndex, description));
       }
       for (const { sourceKey, targetKey, description, strength } of sources.relations) {
         const relationKey =
           (this.statements.relationByPair.get(sourceKey, targetKey) as number | undefined) ??
           (this.statements.insertRelation.get(sourceKey, targetKey) as number);
-        this.statements.insertRelationSource.run(relationKey, videoKey, extraction.chunkIndex, description, strength);
+        this.statements.insertRelationSource.run(
+          relationKey, videoKey, extraction.chunkIndex, ...described(extraction.chunkIndex, description), strength,
+        );
       }
     }
   }
@@ -673,12 +888,16 @@ class SqliteStore implements Store {
 
   /** Entities with their ready sources, in the order of `rows`. */
   private withSources(rows: EntityRow[]): GraphEntity[] {
-    if (rows.length === 0) return [];
+    return rows.length === 0 ? [] : this.snapshot(() => this.readSources(rows));
+  }
+
+  private readSources(rows: EntityRow[]): GraphEntity[] {
     const sources = new Map<number, GraphSource[]>();
+    const reader = this.reader();
     for (const row of this.statements.entitySources.all(JSON.stringify(rows.map((entity) => entity.key))) as SourceRow[]) {
       const own = sources.get(row.owner_key);
-      if (own) own.push(toSource(row));
-      else sources.set(row.owner_key, [toSource(row)]);
+      if (own) own.push(toSource(row, reader));
+      else sources.set(row.owner_key, [toSource(row, reader)]);
     }
     return rows.map((row) => ({
       key: row.key,
@@ -697,13 +916,17 @@ class SqliteStore implements Store {
    * the strongest (the first of those tied, by video and chunk). A relation with no ready source is left out.
    */
   private withRelationSources(rows: RelationRow[]): GraphRelation[] {
-    if (rows.length === 0) return [];
+    return rows.length === 0 ? [] : this.snapshot(() => this.readRelationSources(rows));
+  }
+
+  private readRelationSources(rows: RelationRow[]): GraphRelation[] {
     const sources = new Map<number, SourceRow[]>();
     for (const row of this.statements.relationSources.all(JSON.stringify(rows.map((relation) => relation.key))) as SourceRow[]) {
       const own = sources.get(row.owner_key);
       if (own) own.push(row);
       else sources.set(row.owner_key, [row]);
     }
+    const reader = this.reader();
     return rows.flatMap((row) => {
       const own = sources.get(row.key) ?? [];
       const [first, ...rest] = own;
@@ -712,9 +935,9 @@ class SqliteStore implements Store {
       const relation: GraphRelation = {
         sourceKey: row.source_key,
         targetKey: row.target_key,
-        description: strongest.description,
+        description: reader.description(strongest),
         strength: own.reduce((sum, source) => sum + source.strength, 0),
-        sources: own.map(toSource),
+        sources: own.map((source) => toSource(source, reader)),
       };
       return [relation];
     });
@@ -834,18 +1057,17 @@ class SqliteStore implements Store {
           fingerprint: content.fingerprint,
         }) as { key: number };
         const token = videoToken(key);
-        for (const clip of content.clips) {
+        this.writeSegments(key, content.segments);
+        const runs = transcriptRuns(content.clips.map((clip) => clip.transcript), content.segments);
+        content.clips.forEach((clip, position) => {
+          const run = runs[position];
           const inserted = this.statements.insertClip.run(
-            key, clip.index, clip.startSecond, clip.endSecond, clip.transcript, clip.screen, clip.visual,
+            key, clip.index, clip.startSecond, clip.endSecond, run ? "" : clip.transcript, run?.first ?? null,
+            run?.last ?? null, clip.screen, clip.visual,
           );
           this.statements.insertClipFts.run(inserted.lastInsertRowid, clip.transcript, clip.screen, clip.visual, token);
-        }
+        });
         this.writeVideoFts(key);
-        for (const segment of content.segments) {
-          this.statements.insertSegment.run(
-            key, segment.startSecond, segment.endSecond, segment.text, segment.source, segment.clipIndex ?? null,
-          );
-        }
         for (const frame of content.frames) this.statements.insertFrame.run(key, frame.timeSecond, frame.hash ?? null);
         for (const signal of content.signals ?? []) {
           this.statements.setClipSignals.run(
@@ -861,7 +1083,7 @@ class SqliteStore implements Store {
         }
         this.writeVectors(key, video.id, content.vectors ?? []);
         if (content.graph) {
-          this.writeGraph(key, video.id, content.graph, new Set(content.clips.map((clip) => clip.index)));
+          this.writeGraph(key, video.id, content.graph, new Set(content.clips.map((clip) => clip.index)), new SegmentText(content.segments));
         }
         if (replaced) this.pruneGraph(replaced);
       }).immediate(),
@@ -1052,8 +1274,9 @@ class SqliteStore implements Store {
   }
 
   async getClips(keys: { videoId: string; clipIndex: number }[]): Promise<ClipDocument[]> {
-    return this.guard("cannot read clips", () =>
-      keys.flatMap(({ videoId, clipIndex }) => {
+    return this.guard("cannot read clips", () => this.snapshot(() => {
+      const reader = this.reader();
+      return keys.flatMap(({ videoId, clipIndex }) => {
         const row = this.statements.clip.get(videoId, clipIndex) as ClipRow | undefined;
         if (!row) return [];
         const document: ClipDocument = {
@@ -1061,33 +1284,32 @@ class SqliteStore implements Store {
           index: row.clip_index,
           startSecond: row.start_second,
           endSecond: row.end_second,
-          transcript: row.transcript,
+          transcript: reader.transcript(row.video_key, row),
           screen: row.screen,
           visual: row.visual,
         };
         return [document];
-      }),
-    );
+      });
+    }));
   }
 
   async getSegments(videoId: string, startSecond: number, endSecond: number): Promise<(Segment & { source: SegmentSource })[]> {
-    return this.guard("cannot read segments", () =>
-      (
-        this.statements.segments.all(videoId, endSecond, startSecond, startSecond) as {
-          start_second: number;
-          end_second: number;
-          text: string;
-          source: SegmentSource;
-          clip_index: number | null;
-        }[]
-      ).map((row) => ({
-        startSecond: row.start_second,
-        endSecond: row.end_second,
-        text: row.text,
-        source: row.source,
-        ...(row.clip_index === null ? {} : { clipIndex: row.clip_index }),
-      })),
-    );
+    return this.guard("cannot read segments", () => {
+      const found: { segment: Segment; position: number }[] = [];
+      const blocks = this.statements.segmentBlocksInWindow.all({ videoId, start: startSecond, end: endSecond }) as [number, number, Buffer][];
+      for (const [videoKey, blockIndex, data] of blocks) {
+        const view = this.blockCache.decode(videoKey, blockIndex, data);
+        for (let index = 0; index < view.count; index++) {
+          const start = view.startSecond(index);
+          // A segment overlapping [start, end), or a zero-length one inside it: the condition the segments table had.
+          if (start < endSecond && (view.endSecond(index) > startSecond || start >= startSecond)) {
+            found.push({ segment: view.segment(index), position: blockIndex * segmentsPerBlock + index });
+          }
+        }
+      }
+      // By start, then in the order written (the table's rowid order before version 7).
+      return found.sort((a, b) => a.segment.startSecond - b.segment.startSecond || a.position - b.position).map(({ segment }) => segment);
+    });
   }
 
   async termDocumentFrequency(terms: string[]): Promise<{ frequencies: Map<string, number>; documentCount: number }> {
@@ -1194,8 +1416,9 @@ class SqliteStore implements Store {
   }
 
   async getChunks(keys: { videoId: string; chunkIndex: number }[]): Promise<Chunk[]> {
-    return this.guard("cannot read chunks", () =>
-      keys.flatMap(({ videoId, chunkIndex }) => {
+    return this.guard("cannot read chunks", () => this.snapshot(() => {
+      const reader = this.reader();
+      return keys.flatMap(({ videoId, chunkIndex }) => {
         const row = this.statements.chunk.get(videoId, chunkIndex) as ChunkRow | undefined;
         if (!row) return [];
         const chunk: Chunk = {
@@ -1205,12 +1428,12 @@ class SqliteStore implements Store {
           clipEnd: row.clip_end,
           startSecond: row.start_second,
           endSecond: row.end_second,
-          text: row.text,
+          text: reader.chunkText(row.video_key, row.chunk_index, row) ?? row.text,
           tokenCount: row.token_count,
         };
         return [chunk];
-      }),
-    );
+      });
+    }));
   }
 
   async staleEntities(limit: number): Promise<GraphEntity[]> {
@@ -1312,26 +1535,58 @@ class SqliteStore implements Store {
         const row = this.readyRow(update.videoId);
         if (!row) throw new VideoRagError("VIDEO_NOT_FOUND", `no video ${update.videoId} to write back to`, { subject: update.videoId });
         const videoKey = row.key;
-        for (const replace of update.replaces) {
-          this.statements.deleteClipSegments.run(videoKey, replace.clipIndex, JSON.stringify(replace.sources));
+        const segmentsChange = update.replaces.length > 0 || update.segments.length > 0;
+        const documentsChange = update.documents.length > 0;
+        // What is derived from the text about to change is read first, as it reads now (see schema version 7): clip
+        // transcripts are runs of segment positions, and chunk texts are pieces of the segments' text.
+        const before = this.reader();
+        const clipTexts = segmentsChange || documentsChange ? before.clipTexts(videoKey) : [];
+        type ChunkTexts = (ChunkTextRow & { key: number; chunk_index: number; start_second: number; end_second: number })[];
+        const chunkTexts =
+          segmentsChange && !update.graph
+            ? (this.statements.videoChunkTexts.all(videoKey) as ChunkTexts).map((chunk) => ({
+                ...chunk,
+                text: before.chunkText(videoKey, chunk.chunk_index, chunk) ?? "",
+              }))
+            : [];
+        let segments: Segment[] | undefined;
+        if (segmentsChange) {
+          segments = before.segments(videoKey);
+          for (const replace of update.replaces) {
+            segments = segments.filter((segment) => segment.clipIndex !== replace.clipIndex || !replace.sources.includes(segment.source));
+          }
+          segments.push(...update.segments);
+          this.writeSegments(videoKey, segments);
         }
-        for (const segment of update.segments) {
-          this.statements.insertSegment.run(
-            videoKey, segment.startSecond, segment.endSecond, segment.text, segment.source, segment.clipIndex ?? null,
-          );
-        }
-        const token = videoToken(videoKey);
+        const texts = new Map(clipTexts.map((clip) => [clip.clipIndex, clip]));
+        const documentKeys = new Map<number, number>();
         for (const document of update.documents) {
           const clipKey = this.statements.clipKey.get(videoKey, document.index) as number | undefined;
           if (clipKey === undefined) {
             throw new VideoRagError("ARGUMENT_INVALID", `${update.videoId} has no clip ${document.index}`, { subject: update.videoId });
           }
+          documentKeys.set(document.index, clipKey);
+          const { transcript, screen, visual } = document;
+          texts.set(document.index, { clipIndex: document.index, transcript, screen, visual });
+        }
+        if (segmentsChange || documentsChange) {
+          // Positions move when segments go, so every clip's run is found again; clips that did not change keep their text.
+          const clips = [...texts.values()];
+          const runs = transcriptRuns(clips.map((clip) => clip.transcript), segments ?? before.segments(videoKey));
+          clips.forEach((clip, position) => {
+            const clipKey = documentKeys.get(clip.clipIndex) ?? (this.statements.clipKey.get(videoKey, clip.clipIndex) as number);
+            const run = runs[position];
+            this.statements.updateClip.run(run ? "" : clip.transcript, run?.first ?? null, run?.last ?? null, clip.screen, clip.visual, clipKey);
+          });
+        }
+        const token = videoToken(videoKey);
+        for (const document of update.documents) {
+          const clipKey = documentKeys.get(document.index) as number;
           // Contentless FTS rows cannot be updated in place: delete by rowid, then insert the new text.
           this.statements.deleteClipFtsRow.run(clipKey);
-          this.statements.updateClip.run(document.transcript, document.screen, document.visual, clipKey);
           this.statements.insertClipFts.run(clipKey, document.transcript, document.screen, document.visual, token);
         }
-        if (update.documents.length > 0) this.writeVideoFts(videoKey);
+        if (documentsChange) this.writeVideoFts(videoKey);
         for (const clipIndex of update.replaceFrameVectors ?? []) this.statements.deleteClipFrameVectors.run(videoKey, clipIndex);
         this.writeVectors(videoKey, update.videoId, update.vectors);
         if ((update.replaceFrameVectors ?? []).length > 0) this.statements.pruneSpaces.run();
@@ -1339,8 +1594,17 @@ class SqliteStore implements Store {
           // The old sources go before the new graph is written and their entities are pruned after, so an entity both
           // name keeps its key, description and aliases.
           const touched = this.clearGraph(videoKey);
-          this.writeGraph(videoKey, update.videoId, update.graph, new Set(this.statements.videoClipIndexes.all(videoKey) as number[]));
+          const clipIndexes = new Set((clipTexts.length > 0 ? clipTexts : this.reader().clipTexts(videoKey)).map((clip) => clip.clipIndex));
+          const segmentText = new SegmentText(segments ?? before.segments(videoKey));
+          this.writeGraph(videoKey, update.videoId, update.graph, clipIndexes, segmentText);
           this.pruneGraph(touched);
+        } else if (chunkTexts.length > 0) {
+          // The chunks stay, but the segments they were packed against moved: pack them against the new ones.
+          const text = new SegmentText(segments ?? []);
+          for (const chunk of chunkTexts) {
+            const packed = packChunkText(chunk.text, text, chunk.start_second, chunk.end_second);
+            this.statements.setChunkText.run(packed ? "" : chunk.text, packed ?? null, chunk.key);
+          }
         }
         for (const record of update.stages) {
           this.statements.upsertClipStage.run(videoKey, record.clipIndex, record.stage, record.key, record.status, record.error ?? null);
@@ -1388,7 +1652,7 @@ class SqliteStore implements Store {
    */
   private writeVideoFts(videoKey: number): void {
     const whole = { transcript: [] as string[], screen: new Set<string>(), visual: [] as string[] };
-    for (const clip of this.statements.videoClipTexts.all(videoKey) as { transcript: string; screen: string; visual: string }[]) {
+    for (const clip of this.reader().clipTexts(videoKey)) {
       whole.transcript.push(clip.transcript);
       for (const line of clip.screen.split("\n")) if (line.trim()) whole.screen.add(line.trim());
       whole.visual.push(clip.visual);
