@@ -54,6 +54,17 @@ import {
   type PieceSource,
   type TranscriptRun,
 } from "./packed-text.js";
+import {
+  checkCount,
+  checkRecord,
+  defaultChunksPerEntity,
+  defaultFieldWeights,
+  defaultRelationsPerEntity,
+  entityFieldWeights,
+  hasToken,
+  termWeights,
+  videoDocument,
+} from "../store-checks.js";
 import { migrate } from "./sqlite-schema.js";
 import { vectorBuckets } from "./vector-buckets.js";
 
@@ -80,24 +91,11 @@ function loadSqliteVec(db: { loadExtension(file: string): void }): void {
   (requireModule("sqlite-vec") as typeof SqliteVec).load(db);
 }
 
-/** Field weights when a query names none. Screen text (OCR) and visual words are noisier than what was said. */
-const defaultFieldWeights = { transcript: 1, screen: 0.8, visual: 0.5 };
-
 /** Integer term weights up to this are expressed by repeating the term in one FTS5 query (BM25 sums over phrases). */
 const maxRepeatedWeight = 8;
 
-/** An entity's name says what it is; its synthesised description mentions many other things, so it counts for less. */
-const entityFieldWeights = { name: 1, description: 0.2 };
-
-/** Cosine distance under which two differently named entities of one type are taken to be one, when the graph names none. */
-
-/** Chunks per entity that `entityChunks` returns when the caller names no limit. */
-const defaultChunksPerEntity = 50;
 /** See `SqliteStoreOptions.exactMergeScanLimit`. */
 const defaultExactMergeScanLimit = 2000;
-
-/** Relations per entity that `relationsOf` returns when the caller names no limit. */
-const defaultRelationsPerEntity = 20;
 
 interface VideoRow {
   key: number;
@@ -162,25 +160,6 @@ const vectorBytes = (vector: Float32Array): Buffer => Buffer.from(vector.buffer,
 /** Throws ARGUMENT_INVALID unless the vector is a non-empty Float32Array of finite numbers. */
 
 /** Throws ARGUMENT_INVALID for a record that does not belong to the video or cannot be keyed. */
-function checkRecord(record: VectorRecord, videoId: string): void {
-  const where = `a vector in space "${record.space}" for ${record.videoId} clip ${record.clipIndex}`;
-  if (record.videoId !== videoId) {
-    throw new VideoRagError("ARGUMENT_INVALID", `${where} was given for video ${videoId}`);
-  }
-  if (typeof record.space !== "string" || record.space === "") {
-    throw new VideoRagError("ARGUMENT_INVALID", `a vector for ${videoId} has no space name`);
-  }
-  if (record.owner !== "clip" && record.owner !== "frame") {
-    throw new VideoRagError("ARGUMENT_INVALID", `${where} has owner ${String(record.owner)}, not "clip" or "frame"`);
-  }
-  if (!Number.isInteger(record.clipIndex) || record.clipIndex < 0) {
-    throw new VideoRagError("ARGUMENT_INVALID", `${where} needs a clip index that is an integer ≥ 0`);
-  }
-  if (record.timeSecond !== undefined && !(Number.isFinite(record.timeSecond) && record.timeSecond >= 0)) {
-    throw new VideoRagError("ARGUMENT_INVALID", `${where} has a time that is not a number of seconds ≥ 0`);
-  }
-  checkVector(record.vector, where);
-}
 
 interface EntityRow {
   key: number;
@@ -231,22 +210,6 @@ const toSource = (row: SourceRow, reader: PackedReader): GraphSource => ({
   description: reader.description(row),
 });
 
-/** Throws ARGUMENT_INVALID unless `value` is a whole number ≥ 0 (a limit, a count). */
-function checkCount(value: number, what: string): void {
-  if (!Number.isInteger(value) || value < 0) throw new VideoRagError("ARGUMENT_INVALID", `${what} must be an integer ≥ 0`);
-}
-
-/** The query's terms, lowercased and merged, with their summed weights; terms with no token or no weight are dropped. */
-function termWeights(terms: { text: string; weight: number }[]): Map<string, number> {
-  const weights = new Map<string, number>();
-  for (const term of terms) {
-    const text = term.text.trim().toLowerCase();
-    if (!hasToken(text) || !(term.weight > 0)) continue;
-    weights.set(text, (weights.get(text) ?? 0) + term.weight);
-  }
-  return weights;
-}
-
 /** True when every weight can be expressed by repeating its term in one FTS5 query. */
 const repeatable = (weights: Map<string, number>): boolean =>
   [...weights.values()].every((weight) => Number.isInteger(weight) && weight <= maxRepeatedWeight);
@@ -257,8 +220,6 @@ const videoToken = (key: number): string => `k${key}`;
 /** Quotes text as an FTS5 string, so user words are never read as query syntax. */
 const quote = (text: string): string => `"${text.replace(/"/g, '""')}"`;
 
-/** True when the text has something the tokenizer keeps; an empty FTS5 phrase is a syntax error. */
-const hasToken = (text: string): boolean => /[\p{L}\p{N}]/u.test(text);
 
 function toVideo(row: VideoRow): Video {
   return {
@@ -1651,16 +1612,9 @@ class SqliteStore implements Store {
    * every clip it covers and would otherwise count once per clip.
    */
   private writeVideoFts(videoKey: number): void {
-    const whole = { transcript: [] as string[], screen: new Set<string>(), visual: [] as string[] };
-    for (const clip of this.reader().clipTexts(videoKey)) {
-      whole.transcript.push(clip.transcript);
-      for (const line of clip.screen.split("\n")) if (line.trim()) whole.screen.add(line.trim());
-      whole.visual.push(clip.visual);
-    }
+    const [transcript, screen, visual] = videoDocument(this.reader().clipTexts(videoKey));
     this.statements.deleteVideoFts.run(videoKey);
-    this.statements.insertVideoFts.run(
-      videoKey, whole.transcript.join("\n"), [...whole.screen].join("\n"), whole.visual.join("\n"), videoToken(videoKey),
-    );
+    this.statements.insertVideoFts.run(videoKey, transcript, screen, visual, videoToken(videoKey));
   }
 
   async close(): Promise<void> {
