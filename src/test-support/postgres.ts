@@ -84,7 +84,9 @@ export async function startPostgres(): Promise<TestPostgres> {
       const port = await freePort();
       const options = [
         `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories='${folder}'`,
-        "-c fsync=off -c synchronous_commit=off -c full_page_writes=off",
+        // fsync off survives a crash of the server process (the restart tests kill it), only not the machine's;
+        // synchronous_commit stays on, or a kill would lose the transactions committed just before it.
+        "-c fsync=off -c full_page_writes=off",
       ].join(" ");
       try {
         await run(...command("pg_ctl", ["-D", dataDir, "-l", logFile, "-o", options, "-w", "start"]));
