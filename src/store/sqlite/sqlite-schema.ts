@@ -441,8 +441,28 @@ CREATE INDEX relation_sources_by_video ON relation_sources (video_key, chunk_ind
 `);
 }
 
+/**
+ * Version 8: the entity index keeps its text. FTS5 tables with `contentless_delete=1` never take a deleted row out of
+ * bm25's row count and token totals (SQLite 3.49.2: two rows, one deleted, still counts two), and every entity's row is
+ * deleted and written again when it is described or gains an alias, so its statistics drifted: after describing 3,973
+ * entities `entity_fts` counted 7,946 rows, and entity search ranked by them. A regular FTS5 table deletes exactly, for
+ * the price of keeping the names and descriptions twice (about 8 MB on the 8,648-transcript library). The clip and video
+ * indexes keep their rows until a video is removed, re-ingested or written back; they stay contentless (see README).
+ */
+const schemaV8 = `
+DROP TABLE entity_fts;
+CREATE VIRTUAL TABLE entity_fts USING fts5 (
+  name, description,
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);
+INSERT INTO entity_fts (rowid, name, description)
+  SELECT e.key, CASE WHEN a.aliases IS NULL THEN e.name ELSE e.name || char(10) || a.aliases END, e.description
+  FROM entities e LEFT JOIN (SELECT entity_key, group_concat(name, char(10)) AS aliases FROM entity_aliases GROUP BY entity_key) a
+    ON a.entity_key = e.key;
+`;
+
 /** Migrations by the version they lead to; index 0 creates version 1. */
-const migrations: (string | ((db: Database.Database) => void))[] = [schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7];
+const migrations: (string | ((db: Database.Database) => void))[] = [schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8];
 
 export const schemaVersion = migrations.length;
 
