@@ -37,15 +37,17 @@ export async function benchWorkers(): Promise<Record<string, unknown>> {
   for (const file of files) mediaSeconds += (await probeMedia(file)).durationSeconds;
   const scratch = mkdtempSync(join(tmpdir(), "videorag-bench-workers-"));
   const postgres: TestPostgres | undefined = needsPostgres ? undefined : await startPostgres();
-  const env = { ...process.env, CI: "1", VIDEORAG_STATE_DIR: join(scratch, "state"), VIDEORAG_MODELS_DIR: join(shared, "models") };
   let runs = 0;
+  // Each run gets its own local folder: a Postgres library keeps its model-output cache there, and a run must not find
+  // the previous run's detections cached.
+  const envFor = (run: number) => ({ ...process.env, CI: "1", VIDEORAG_STATE_DIR: join(scratch, `state-${run}`), VIDEORAG_MODELS_DIR: join(shared, "models") });
   const freshLibrary = async (): Promise<string> => (postgres ? postgres.createDatabase() : join(scratch, `library-${++runs}`));
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   try {
     // The plain ingest of the same files: what a worker adds is the queue.
     const plainLibrary = await freshLibrary();
     let started = performance.now();
-    const plain = spawnSync(process.execPath, cliArguments(["ingest", "--library", plainLibrary, ...files]), { cwd: scratch, env, encoding: "utf8" });
+    const plain = spawnSync(process.execPath, cliArguments(["ingest", "--library", plainLibrary, ...files]), { cwd: scratch, env: envFor(0), encoding: "utf8" });
     if (plain.status !== 0) throw new Error(`videorag ingest failed: ${plain.stderr}`);
     const plainSeconds = (performance.now() - started) / 1000;
     log(`plain ingest: ${plainSeconds.toFixed(1)} s for ${files.length} files, ${mediaSeconds.toFixed(0)} s of media`);
@@ -58,7 +60,7 @@ export async function benchWorkers(): Promise<Record<string, unknown>> {
         const jobs = await enqueueIngest(redis.url, library, files);
         started = performance.now();
         const children = Array.from({ length: workers }, () =>
-          spawn(process.execPath, cliArguments(["worker", "--queue", redis.url, "--library", library]), { cwd: scratch, env, stdio: "ignore" }),
+          spawn(process.execPath, cliArguments(["worker", "--queue", redis.url, "--library", library]), { cwd: scratch, env: envFor(workers), stdio: "ignore" }),
         );
         for (;;) {
           const status = await queueStatus(redis.url);
