@@ -3,7 +3,7 @@
 // (by name key, by alias, nearest vector) and the writes, inside its own transaction; the policy is stated once, here.
 
 import { VideoRagError } from "../spec/index.js";
-import type { KeyedRelation, VideoGraph } from "../spec/index.js";
+import type { GraphRelation, GraphSource, KeyedRelation, VideoGraph } from "../spec/index.js";
 
 /** Largest cosine distance at which two differently named entities of one type merge, when the graph does not say. */
 export const defaultMergeDistance = 0.1;
@@ -179,3 +179,25 @@ export function chunkSources(
 /** Joins the distinct non-empty descriptions one chunk gives of what became one entity (e.g. two names merged). */
 const joinDescriptions = (descriptions: string[]): string =>
   [...new Set(descriptions.map((text) => text.trim()).filter((text) => text !== ""))].join(" ");
+
+/**
+ * A relation as read back from the chunks that state it: its strength summed over them, its description that of the
+ * strongest (the first of those tied, in the order given); undefined when no source is left.
+ */
+export function gatherRelation<Source extends { strength: number }>(
+  ends: { sourceKey: number; targetKey: number },
+  sources: Source[],
+  describe: (source: Source) => string,
+  toSource: (source: Source) => GraphSource,
+): GraphRelation | undefined {
+  const [first, ...rest] = sources;
+  if (!first) return undefined;
+  const strongest = rest.reduce((best, source) => (source.strength > best.strength ? source : best), first);
+  return {
+    sourceKey: ends.sourceKey,
+    targetKey: ends.targetKey,
+    description: describe(strongest),
+    strength: sources.reduce((sum, source) => sum + source.strength, 0),
+    sources: sources.map(toSource),
+  };
+}

@@ -5,7 +5,7 @@
 
 import pg from "pg";
 import type { PoolClient } from "pg";
-import { chooseEntity, chunkSources, defaultMergeDistance, planGraph, type EntityCandidates, checkVector } from "../../graph/merge-graph.js";
+import { checkVector, chooseEntity, chunkSources, defaultMergeDistance, gatherRelation, planGraph, type EntityCandidates } from "../../graph/merge-graph.js";
 import { VideoRagError } from "../../spec/index.js";
 import type {
   Chunk,
@@ -713,18 +713,8 @@ class PostgresStore implements Store {
       sources.set(row.owner_key, own);
     }
     return rows.flatMap((row) => {
-      const own = sources.get(row.key) ?? [];
-      const [first, ...rest] = own;
-      if (!first) return [];
-      const strongest = rest.reduce((best, source) => (source.strength > best.strength ? source : best), first);
-      const relation: GraphRelation = {
-        sourceKey: row.source_key,
-        targetKey: row.target_key,
-        description: strongest.description,
-        strength: own.reduce((sum, source) => sum + source.strength, 0),
-        sources: own.map(toSource),
-      };
-      return [relation];
+      const relation = gatherRelation({ sourceKey: row.source_key, targetKey: row.target_key }, sources.get(row.key) ?? [], (source) => source.description, toSource);
+      return relation ? [relation] : [];
     });
   }
 
@@ -1023,12 +1013,8 @@ class PostgresStore implements Store {
   }
 
   async termDocumentFrequency(terms: string[]): Promise<{ frequencies: Map<string, number>; documentCount: number }> {
-    return this.read("cannot count terms", (client) => this.lexical.documentFrequency(client, "clip", terms.filter(hasToken), this.clipFields)).then(
-      ({ frequencies, documentCount }) => {
-        for (const term of terms) if (!frequencies.has(term)) frequencies.set(term, 0);
-        return { frequencies, documentCount };
-      },
-    );
+    // A term with no token counts 0 there, as FTS5 has nothing to match it with.
+    return this.read("cannot count terms", (client) => this.lexical.documentFrequency(client, "clip", terms, this.clipFields));
   }
 
   async searchEntities(query: { terms: { text: string; weight: number }[]; limit: number; videoIds?: string[] }): Promise<EntityMatch[]> {

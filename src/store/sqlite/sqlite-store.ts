@@ -36,7 +36,7 @@ import type {
   VideoGraph,
   VideoMatch,
 } from "../../spec/index.js";
-import { checkVector, chooseEntity, chunkSources, defaultMergeDistance, planGraph, type EntityCandidates } from "../../graph/merge-graph.js";
+import { checkVector, chooseEntity, chunkSources, defaultMergeDistance, gatherRelation, planGraph, type EntityCandidates } from "../../graph/merge-graph.js";
 import {
   chunkTextBlocks,
   decodeExcerpt,
@@ -889,18 +889,13 @@ class SqliteStore implements Store {
     }
     const reader = this.reader();
     return rows.flatMap((row) => {
-      const own = sources.get(row.key) ?? [];
-      const [first, ...rest] = own;
-      if (!first) return [];
-      const strongest = rest.reduce((best, source) => (source.strength > best.strength ? source : best), first);
-      const relation: GraphRelation = {
-        sourceKey: row.source_key,
-        targetKey: row.target_key,
-        description: reader.description(strongest),
-        strength: own.reduce((sum, source) => sum + source.strength, 0),
-        sources: own.map((source) => toSource(source, reader)),
-      };
-      return [relation];
+      const relation = gatherRelation(
+        { sourceKey: row.source_key, targetKey: row.target_key },
+        sources.get(row.key) ?? [],
+        (source) => reader.description(source),
+        (source) => toSource(source, reader),
+      );
+      return relation ? [relation] : [];
     });
   }
 
