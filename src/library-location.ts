@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { isPostgresUrl, redactUrl } from "./store/postgres/postgres-store.js";
+import { isPostgresUrl, redactUrl } from "./store/postgres/postgres-url.js";
 
 export type LibraryLocation =
   | { kind: "sqlite"; /** The library folder. */ folder: string; /** How the library is named to users and queue jobs. */ name: string }

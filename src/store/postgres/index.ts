@@ -1,2 +1,3 @@
 // The Postgres store: a library shared by several machines (`--library postgres://…`).
-export { isPostgresUrl, openPostgresStore, redactUrl, type PostgresStoreOptions } from "./postgres-store.js";
+export { openPostgresStore, type PostgresStoreOptions } from "./postgres-store.js";
+export { isPostgresUrl, redactUrl } from "./postgres-url.js";

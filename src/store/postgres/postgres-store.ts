@@ -49,6 +49,7 @@ import {
   videoDocument,
 } from "../store-checks.js";
 import { Fts5Tokens } from "./fts5-tokens.js";
+import { redactUrl } from "./postgres-url.js";
 import { LexicalIndex, type FieldLoader } from "./lexical-index.js";
 import { migratePostgres } from "./postgres-schema.js";
 
@@ -57,20 +58,6 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Give up connecting after this long (default 10 s). */
   connectTimeoutMs?: number;
-}
-
-/** True for a `postgres://` or `postgresql://` library location. */
-export const isPostgresUrl = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location);
-
-/** The URL with any password replaced, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "postgres://…";
-  }
 }
 
 // Postgres error classes that mean the server is gone or going (57P: operator intervention, 08: connection exception).
