@@ -1,4 +1,4 @@
-// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server|scale|workers]`: the project's speed and quality benchmarks, printed as JSON.
+// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server|scale|workers|lite]`: the project's speed and quality benchmarks, printed as JSON.
 // `npm run bench scale -- --hours 100,1000 [--store sqlite|postgres://…] [--queries 100] [--keep dir]`: see bench-scale.ts.
 import { benchMedia } from "./bench-media.js";
 
@@ -39,6 +39,11 @@ if (which === "incremental") {
 if (which === "scale") {
   const { benchScale, parseScaleArgs } = await import("./bench-scale.js");
   results.scale = await benchScale(parseScaleArgs(process.argv.slice(3)));
+}
+// Not part of "all": cross-validated ranking and answers of the lite profile on the how-to dev questions (a few minutes).
+if (which === "lite") {
+  const { benchLite } = await import("./bench-lite.js");
+  results.lite = await benchLite();
 }
 // Not part of "all": one worker, then two, ingest the media in ../shared from a Redis queue (about 10 minutes).
 if (which === "workers") {

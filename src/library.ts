@@ -4,14 +4,14 @@
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { answerQuestion, extractiveAnswer, selectClipFrames, type FrameSource, type QuestionExtractionEvent } from "./answer/index.js";
+import { answerQuestion, extractiveAnswer, readExtractiveInput, selectClipFrames, type FrameSource, type QuestionExtractionEvent } from "./answer/index.js";
 import type { VideoRagConfig } from "./config/index.js";
 import { clipStages, derivedStageKeys } from "./ingest/clip-stages.js";
 import { expandInputs, extractClips, ingestMediaFile, ingestTranscripts, summarize } from "./ingest/index.js";
 import type { ExtractionEvent, ExtractionReport, ExtractionSettings, GraphSettings, IngestOptions, IngestReport, IngestResult } from "./ingest/index.js";
 import { chooseProviders, liteConfig, type ProviderChoice } from "./providers/registry.js";
 import { entityNameKey, refreshEntityDescriptions } from "./graph/index.js";
-import { analyzeText, retrievalHits, retrieve, retrieveVideos, termKey, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
+import { analyzeText, retrievalHits, retrieve, retrieveVideos, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
 import { VideoRagError } from "./spec/index.js";
 import type { Answer, EntityMatch, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Segment, SegmentSource, Store, Video } from "./spec/index.js";
 import { libraryLocation } from "./library-location.js";
@@ -290,35 +290,9 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     return timesEstimated.get(videoId) ?? false;
   };
 
-  /** The lite answer: the sentences of the moments that carry the question's rarest words, each cited. */
-  const extractive = async (question: string, moments: Hit[], maxSentences?: number): Promise<Omit<Answer, "profile" | "timings">> => {
-    // Sentences are matched on stems; a stem is as informative as the rarest of the question's words sharing it.
-    const words = analyzeText(question);
-    const { frequencies, documentCount } = await store.termDocumentFrequency(words);
-    const stemFrequency = new Map<string, number>();
-    for (const word of words) {
-      const frequency = frequencies.get(word) ?? 0;
-      const key = termKey(word);
-      stemFrequency.set(key, Math.min(stemFrequency.get(key) ?? frequency, frequency));
-    }
-    // Read beforehand: the extractive answer itself is synchronous.
-    const sentences = new Map<Hit, Segment[]>();
-    const estimated = new Map<string, boolean>();
-    for (const moment of moments) {
-      // The whole clips around a moment: the sentence that answers may sit next to the one that matched best.
-      sentences.set(moment, await store.getSegments(moment.videoId, moment.startSecond - 15, moment.endSecond + 15));
-      estimated.set(moment.videoId, await isEstimated(moment.videoId));
-    }
-    return extractiveAnswer({
-      question,
-      moments,
-      sentencesOf: (moment) => sentences.get(moment) ?? [],
-      analyze: (text) => analyzeText(text).map(termKey),
-      termWeight: (key) => Math.log(1 + (documentCount + 1) / ((stemFrequency.get(key) ?? 0) + 1)),
-      timesEstimated: (videoId) => estimated.get(videoId) ?? false,
-      maxSentences,
-    });
-  };
+  /** The lite answer: sentences of the moments chosen for the question, each cited. */
+  const extractive = async (question: string, moments: Hit[], maxSentences?: number): Promise<Omit<Answer, "profile" | "timings">> =>
+    extractiveAnswer({ ...(await readExtractiveInput(store, question, moments, isEstimated)), maxSentences });
 
   const graphSettings = (choice: ProviderChoice): GraphSettings => ({
     model: choice.llm,

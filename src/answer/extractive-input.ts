@@ -1,0 +1,43 @@
+// What the extractive answer reads from the store: the sentences around each moment, and how informative each of the
+// question's words is in the library. Read beforehand, since choosing the sentences is synchronous.
+
+import { analyzeText, termKey } from "../retrieval/index.js";
+import type { Hit, Segment, Store } from "../spec/index.js";
+import type { ExtractiveInput } from "./extractive-answer.js";
+
+/** Seconds read on each side of a moment: the sentence that answers may sit next to the one that matched best. */
+const momentMarginSeconds = 15;
+
+/**
+ * The extractive answer's input for a question and its moments. Sentences are matched on stems; a stem is as
+ * informative as the rarest of the question's words sharing it.
+ */
+export async function readExtractiveInput(
+  store: Store,
+  question: string,
+  moments: Hit[],
+  timesEstimated: (videoId: string) => Promise<boolean>,
+): Promise<ExtractiveInput> {
+  const words = analyzeText(question);
+  const { frequencies, documentCount } = await store.termDocumentFrequency(words);
+  const stemFrequency = new Map<string, number>();
+  for (const word of words) {
+    const frequency = frequencies.get(word) ?? 0;
+    const key = termKey(word);
+    stemFrequency.set(key, Math.min(stemFrequency.get(key) ?? frequency, frequency));
+  }
+  const sentences = new Map<Hit, Segment[]>();
+  const estimated = new Map<string, boolean>();
+  for (const moment of moments) {
+    sentences.set(moment, await store.getSegments(moment.videoId, moment.startSecond - momentMarginSeconds, moment.endSecond + momentMarginSeconds));
+    estimated.set(moment.videoId, await timesEstimated(moment.videoId));
+  }
+  return {
+    question,
+    moments,
+    sentencesOf: (moment) => sentences.get(moment) ?? [],
+    analyze: (text) => analyzeText(text).map(termKey),
+    termWeight: (key) => Math.log(1 + (documentCount + 1) / ((stemFrequency.get(key) ?? 0) + 1)),
+    timesEstimated: (videoId) => estimated.get(videoId) ?? false,
+  };
+}
