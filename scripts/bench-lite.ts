@@ -108,11 +108,21 @@ function rankOf(weights: readonly number[], item: RankingItem, matrix: number[][
 
 type RankingMetrics = { recallAt1: number; recallAt5: number; recallAt10: number; mrr: number };
 
-function rankingMetrics(weights: readonly number[], items: RankingItem[], matrices: Map<RankingItem, number[][]>): RankingMetrics {
-  const ranks = items.map((item) => rankOf(weights, item, matrices.get(item) ?? []));
-  const at = (k: number) => ranks.filter((rank) => rank <= k).length / Math.max(1, items.length);
-  return { recallAt1: at(1), recallAt5: at(5), recallAt10: at(10), mrr: ranks.reduce((sum, rank) => sum + 1 / rank, 0) / Math.max(1, items.length) };
+/** Recall@1/5/10 and MRR from the source video's 1-based rank per question (Infinity when not returned). */
+function metricsOfRanks(ranks: number[]): RankingMetrics {
+  const count = Math.max(1, ranks.length);
+  const at = (k: number) => ranks.filter((rank) => rank <= k).length / count;
+  return { recallAt1: at(1), recallAt5: at(5), recallAt10: at(10), mrr: ranks.reduce((sum, rank) => sum + 1 / rank, 0) / count };
 }
+
+function rankingMetrics(weights: readonly number[], items: RankingItem[], matrices: Map<RankingItem, number[][]>): RankingMetrics {
+  return metricsOfRanks(items.map((item) => rankOf(weights, item, matrices.get(item) ?? [])));
+}
+
+type MetricSummary = Record<keyof RankingMetrics, { mean: number; spread: number }>;
+
+const describeRanking = (name: string, metrics: MetricSummary) =>
+  `${name}: recall@1 ${metrics.recallAt1.mean} ± ${metrics.recallAt1.spread}, @5 ${metrics.recallAt5.mean} ± ${metrics.recallAt5.spread}, @10 ${metrics.recallAt10.mean} ± ${metrics.recallAt10.spread}`;
 
 /** Coordinate ascent (as RankLib's) on recall@1 + recall@10 + MRR, the video BM25 weight fixed at 1; only `free` features move. */
 function coordinateAscent(items: RankingItem[], matrices: Map<RankingItem, number[][]>, free: number[], start: number[]): number[] {
@@ -147,14 +157,10 @@ function evaluateShipped(ranks: Map<EvalQuestion, number>, split: Fold<RankingIt
   const report = crossValidate({
     folds: split,
     tune: () => undefined,
-    measure: (_, test) => {
-      const at = (k: number) => test.filter((item) => (ranks.get(item.question) ?? Infinity) <= k).length / test.length;
-      return { recallAt1: at(1), recallAt5: at(5), recallAt10: at(10), mrr: test.reduce((sum, item) => sum + 1 / (ranks.get(item.question) ?? Infinity), 0) / test.length };
-    },
+    measure: (_, test) => metricsOfRanks(test.map((item) => ranks.get(item.question) ?? Infinity)),
   });
-  const metrics = report.metrics;
-  log(`shipped ranking: recall@1 ${metrics.recallAt1.mean} ± ${metrics.recallAt1.spread}, @5 ${metrics.recallAt5.mean} ± ${metrics.recallAt5.spread}, @10 ${metrics.recallAt10.mean} ± ${metrics.recallAt10.spread}`);
-  return { ranking: "shipped: video BM25 + 0.5 x best clip (fixed, chosen on all dev questions before)", ...metrics };
+  log(describeRanking("shipped ranking", report.metrics));
+  return { ranking: "shipped: video BM25 + 0.5 x best clip (fixed, chosen on all dev questions before)", ...report.metrics };
 }
 
 function evaluateRanking(items: RankingItem[], split: Fold<RankingItem>[], log: (line: string) => void): Record<string, unknown>[] {
@@ -171,9 +177,8 @@ function evaluateRanking(items: RankingItem[], split: Fold<RankingItem>[], log: 
   return rows.map(({ name, tune }) => {
     const report = crossValidate({ folds: split, tune, measure: (weights, test) => rankingMetrics(weights, test, matrices) });
     const weights = report.folds.map((fold) => Object.fromEntries(featureNames.map((feature, at) => [feature, round3(fold.chosen[at] ?? 0)])));
-    const metrics = report.metrics;
-    log(`${name}: recall@1 ${metrics.recallAt1.mean} ± ${metrics.recallAt1.spread}, @5 ${metrics.recallAt5.mean} ± ${metrics.recallAt5.spread}, @10 ${metrics.recallAt10.mean} ± ${metrics.recallAt10.spread}`);
-    return { ranking: name, ...metrics, weightsPerFold: weights };
+    log(describeRanking(name, report.metrics));
+    return { ranking: name, ...report.metrics, weightsPerFold: weights };
   });
 }
 

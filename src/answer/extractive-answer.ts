@@ -110,7 +110,7 @@ function selectSentences(candidates: Candidate[], settings: ExtractiveSettings, 
     let best: Candidate | undefined;
     let bestValue = -Infinity;
     for (const candidate of left) {
-      const redundancy = Math.max(0, ...chosen.map((other) => termCosine(candidate.terms, other.terms)));
+      const redundancy = settings.redundancyWeight > 0 ? Math.max(0, ...chosen.map((other) => termCosine(candidate.terms, other.terms))) : 0;
       const value = candidate.score - settings.redundancyWeight * redundancy;
       if (value > bestValue) [best, bestValue] = [candidate, value];
     }
@@ -149,7 +149,7 @@ export function extractiveAnswer(input: ExtractiveInput): Omit<Answer, "profile"
       candidates.push({ moment, momentRank, segment, words, terms, coverage: matched / totalWeight, centrality: 0, score: 0 });
     }
   });
-  scoreCentrality(candidates);
+  if (settings.centralityWeight > 0) scoreCentrality(candidates);
   const quotable = candidates.filter((candidate) => candidate.coverage >= settings.minimumCoverage);
   if (quotable.length === 0) {
     const text = input.moments.length === 0
