@@ -5,6 +5,7 @@ import { VideoRagError, type Segment } from "../../spec/index.js";
 import {
   deflateSegmentBlocks,
   encodeExcerpt,
+  encodeFrames,
   encodeSegmentBlocks,
   excerptSource,
   packChunkText,
@@ -461,16 +462,73 @@ INSERT INTO entity_fts (rowid, name, description)
     ON a.entity_key = e.key;
 `;
 
+/**
+ * Version 9: the three lexical indexes are contentless and forget a row exactly. `contentless_delete=1` never took a
+ * deleted row out of bm25's row count and token totals (see version 8), so the clip and video indexes drifted each time
+ * a video was removed, re-ingested or written back, and version 8 kept a second copy of every entity's names and
+ * description (10.6 MB of the 131.5 MB how-to library) to avoid it for entities. A plain contentless table is told a
+ * row's words when it is deleted (FTS5's 'delete' command), which keeps every statistic exact; the store reads the
+ * words back from what it kept (clip text, the video's clips, the entity's names and description) before it changes
+ * them. The indexes are rebuilt from that text here, which also repairs the drift of a library written before.
+ *
+ * Kept frames become one value per video (`frame_lists`, see `encodeFrames`): they are only ever read a video and a
+ * time window at a time, and a row each (with its index) was 16% of a synthetic library (`npm run bench scale`).
+ */
+function schemaV9(db: Database.Database, hooks: MigrationHooks): void {
+  db.exec(`
+DROP TABLE clip_fts;
+DROP TABLE video_fts;
+DROP TABLE entity_fts;
+CREATE VIRTUAL TABLE clip_fts USING fts5 (
+  transcript, screen, visual, video,
+  tokenize = 'porter unicode61 remove_diacritics 2', content = ''
+);
+CREATE VIRTUAL TABLE video_fts USING fts5 (
+  transcript, screen, visual, video,
+  tokenize = 'porter unicode61 remove_diacritics 2', content = ''
+);
+CREATE VIRTUAL TABLE entity_fts USING fts5 (
+  name, description,
+  tokenize = 'porter unicode61 remove_diacritics 2', content = ''
+);
+CREATE TABLE frame_lists (
+  video_key INTEGER PRIMARY KEY REFERENCES videos (key) ON DELETE CASCADE,
+  frames BLOB NOT NULL
+);
+`);
+  hooks.rebuildLexicalIndexes(db);
+  const insertFrames = db.prepare(`INSERT INTO frame_lists (video_key, frames) VALUES (?, ?)`);
+  const videoFrames = db.prepare(`SELECT time_second, hash FROM frames WHERE video_key = ? ORDER BY time_second`);
+  for (const videoKey of db.prepare(`SELECT DISTINCT video_key FROM frames`).pluck().all() as number[]) {
+    const rows = videoFrames.all(videoKey) as { time_second: number; hash: string | null }[];
+    insertFrames.run(videoKey, encodeFrames(rows.map((row) => ({ timeSecond: row.time_second, ...(row.hash === null ? {} : { hash: row.hash }) }))));
+  }
+  db.exec(`DROP TABLE frames`);
+}
+
+/** What a migration needs from the store: rebuilding the lexical indexes reads packed text, which the store decodes. */
+export interface MigrationHooks {
+  rebuildLexicalIndexes(db: Database.Database): void;
+}
+
 /** Migrations by the version they lead to; index 0 creates version 1. */
-const migrations: (string | ((db: Database.Database) => void))[] = [schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8];
+const migrations: (string | ((db: Database.Database, hooks: MigrationHooks) => void))[] = [
+  schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8, schemaV9,
+];
 
 export const schemaVersion = migrations.length;
+
+const noHooks: MigrationHooks = {
+  rebuildLexicalIndexes() {
+    throw new Error("migrating to schema 9 needs the store's rebuildLexicalIndexes");
+  },
+};
 
 /**
  * Brings the file to the current schema (tests: to an earlier `version`, to build a file as that version wrote it),
  * inside one write transaction so two processes opening a new file agree.
  */
-export function migrate(db: Database.Database, path: string, version = schemaVersion): void {
+export function migrate(db: Database.Database, path: string, version = schemaVersion, hooks: MigrationHooks = noHooks): void {
   const current = db.pragma("user_version", { simple: true }) as number;
   if (current > schemaVersion) {
     throw new VideoRagError(
@@ -486,7 +544,7 @@ export function migrate(db: Database.Database, path: string, version = schemaVer
     for (let next = locked; next < version; next++) {
       const migration = migrations[next] ?? "";
       if (typeof migration === "string") db.exec(migration);
-      else migration(db);
+      else migration(db, hooks);
     }
     db.pragma(`user_version = ${Math.max(locked, version)}`);
     // A new file has nothing to give back; one from before version 7 has most of its pages free now.

@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { VideoRagError, type Chunk, type ClipDocument, type Segment } from "../../spec/index.js";
 import { runStoreConformance, sampleVideo, withGraph } from "../store-conformance.case.js";
 import { migrate, schemaVersion } from "./sqlite-schema.js";
-import { openSqliteStore } from "./sqlite-store.js";
+import { openSqliteStore, rebuildLexicalIndexes } from "./sqlite-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "videorag-store-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -441,6 +441,13 @@ test("a library written with schema 6 opens with each text stored once, and retu
   raw.prepare(`INSERT INTO entity_sources (entity_key, video_key, chunk_index, description) VALUES (1, 1, 0, ?), (2, 1, 0, ?), (3, 1, 1, ?)`)
     .run(sources.popeye, sources.olive, sources.bluto);
   raw.prepare(`INSERT INTO relation_sources (relation_key, video_key, chunk_index, description, strength) VALUES (1, 1, 0, ?, 2)`).run(sources.together);
+  // Frames as rows, out of order, with a time no whole number of milliseconds gives and a hash in capitals.
+  const frames = [
+    { timeSecond: 12.5 },
+    { timeSecond: 0, hash: "00ff00ff00ff00ff" },
+    { timeSecond: 1 / 3, hash: "ABCDEF0123456789" },
+  ];
+  for (const frame of frames) raw.prepare(`INSERT INTO frames (video_key, time_second, hash) VALUES (1, ?, ?)`).run(frame.timeSecond, frame.hash ?? null);
   raw.close();
 
   const store = openSqliteStore(path);
@@ -457,13 +464,16 @@ test("a library written with schema 6 opens with each text stored once, and retu
     const relations = await store.relationsAmong([1, 2]);
     assert.deepEqual(relations.map((relation) => [relation.description, relation.sources[0]?.description]), [[sources.together, sources.together]]);
     assert.equal((await store.searchClips({ terms: [{ text: "spinach", weight: 1 }], limit: 5 }))[0]?.clipIndex, 0);
+    assert.equal((await store.searchVideos({ terms: [{ text: "pier", weight: 1 }], limit: 5 }))[0]?.videoId, "old");
+    assert.deepEqual(await store.getFrames("old", 0, 1000), [frames[1], frames[2], frames[0]]);
+    assert.deepEqual(await store.getFrames("old", 0.2, 12.5), [frames[2]]);
   } finally {
     await store.close();
   }
   const migrated = new Database(path);
   try {
     assert.equal(migrated.pragma("user_version", { simple: true }), schemaVersion);
-    assert.equal(migrated.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'segments'`).pluck().get(), 0);
+    assert.equal(migrated.prepare(`SELECT count(*) FROM sqlite_master WHERE name IN ('segments', 'frames')`).pluck().get(), 0);
     assert.deepEqual(migrated.prepare(`SELECT transcript, transcript_first, transcript_last FROM clips ORDER BY clip_index`).raw().all(), [
       ["", 0, 2],
       ["", 3, 3],
@@ -572,6 +582,64 @@ test("segments come back exactly as SQLite columns gave them, across blocks and 
     }
     assert.ok(Object.is((await store.getSegments("v", 0, 1))[0]?.startSecond, 0));
     assert.deepEqual(await store.getClips(clips.map((clip) => ({ videoId: "v", clipIndex: clip.index }))), clips);
+  } finally {
+    await store.close();
+  }
+});
+
+test("the lexical indexes forget exactly: after re-ingest, write-back, descriptions and removal, every score is a rebuilt index's", async () => {
+  const path = freshPath();
+  const store = openSqliteStore(path);
+  const video = (id: string, texts: string[], names: [string, string][]) =>
+    withGraph(sampleVideo(id, texts, { screen: texts.map((text, index) => (index === 0 ? `slide ${text}` : "")) }), [
+      { entities: names.map(([name, quote]) => [name, "person", quote]), relations: [], clips: [0, texts.length - 1] },
+    ]);
+  const queries = ["popeye spinach", "olive oyl", "bluto sailor", "sea boat", "slide"].map((text) => ({
+    terms: text.split(" ").map((word) => ({ text: word, weight: 1 })),
+    limit: 50,
+  }));
+  const scores = async (opened: typeof store) => {
+    const round = (value: number) => Math.round(value * 1e9) / 1e9;
+    const result: unknown[] = [];
+    for (const query of queries) {
+      result.push((await opened.searchClips(query)).map((match) => [match.videoId, match.clipIndex, round(match.score)]));
+      result.push((await opened.searchVideos(query)).map((match) => [match.videoId, round(match.score)]));
+      result.push((await opened.searchEntities(query)).map((match) => [match.name, round(match.score)]));
+    }
+    return result;
+  };
+  try {
+    await store.commitVideo(video("a", ["popeye eats spinach", "olive oyl waits on the boat"], [["Popeye", "popeye eats spinach"]]));
+    await store.commitVideo(video("b", ["bluto the sailor", "the sea is rough", "popeye sails"], [["Bluto", "bluto the sailor"], ["Popeye", "popeye sails"]]));
+    await store.commitVideo(video("c", ["olive oyl sings", "spinach again and again"], [["Olive Oyl", "olive oyl sings"]]));
+    const before = await scores(store);
+    // Ingested again with other words; a clip of b read anew; entities described; c removed.
+    await store.commitVideo(video("a", ["popeye naps", "a boat on the sea", "spinach at last"], [["Popeye", "popeye naps"]]));
+    const [clip] = await store.getClips([{ videoId: "b", clipIndex: 1 }]);
+    await store.writeBack({ videoId: "b", documents: [{ ...(clip as ClipDocument), transcript: "the sea is calm, olive oyl rows" }], replaces: [], segments: [], vectors: [], stages: [] });
+    const stale = await store.staleEntities(10);
+    assert.ok(stale.length > 0);
+    await store.setEntityDescriptions(stale.map((entity) => ({ key: entity.key, description: `${entity.name} of the sea and spinach` })));
+    assert.equal(await store.removeVideo("c"), true);
+    const after = await scores(store);
+    assert.notDeepEqual(after, before);
+    await store.close();
+
+    // The same file with its indexes emptied and rebuilt from the text it keeps, as the schema 9 migration does.
+    const rebuilt = join(dir, `rebuilt-${fileCount}.sqlite`);
+    const raw = new Database(path);
+    await raw.backup(rebuilt);
+    raw.close();
+    const copy = new Database(rebuilt);
+    for (const table of ["clip_fts", "video_fts", "entity_fts"]) copy.prepare(`INSERT INTO ${table} (${table}) VALUES ('delete-all')`).run();
+    rebuildLexicalIndexes(copy);
+    copy.close();
+    const reopened = openSqliteStore(rebuilt);
+    try {
+      assert.deepEqual(await scores(reopened), after);
+    } finally {
+      await reopened.close();
+    }
   } finally {
     await store.close();
   }

@@ -40,7 +40,9 @@ import { checkVector, chooseEntity, chunkSources, defaultMergeDistance, gatherRe
 import {
   chunkTextBlocks,
   decodeExcerpt,
+  decodeFrames,
   encodeExcerpt,
+  encodeFrames,
   encodeSegmentBlocks,
   excerptSource,
   joinTranscript,
@@ -267,7 +269,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     // connection copying pages into a cache of its own; a larger private cache for what is still copied.
     db.pragma("mmap_size = 1073741824");
     db.pragma("cache_size = -65536");
-    migrate(db, path);
+    migrate(db, path, undefined, { rebuildLexicalIndexes });
   } catch (error) {
     throw storeError(error, `cannot open the library ${path}`, path);
   }
@@ -281,6 +283,116 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 }
 
 type MatchRow = [key: number, score: number];
+
+/** FTS5's command to forget a row of a contentless index, given the words it was indexed with (see schema version 9). */
+const forgetRow = (table: string, columns: string[]): string =>
+  `INSERT INTO ${table} (${table}, rowid, ${columns.join(", ")}) VALUES ('delete', ?, ${columns.map(() => "?").join(", ")})`;
+
+/** How each lexical index is written and forgotten; a row is forgotten only where its docsize row says it is indexed. */
+function prepareLexicalStatements(db: Database.Database) {
+  const clipColumns = ["transcript", "screen", "visual", "video"];
+  const entityColumns = ["name", "description"];
+  return {
+    indexClip: db.prepare(`INSERT INTO clip_fts (rowid, ${clipColumns.join(", ")}) VALUES (?, ?, ?, ?, ?)`),
+    forgetClip: db.prepare(forgetRow("clip_fts", clipColumns)),
+    clipIndexed: db.prepare(`SELECT 1 FROM clip_fts_docsize WHERE id = ?`).pluck(),
+    indexVideo: db.prepare(`INSERT INTO video_fts (rowid, ${clipColumns.join(", ")}) VALUES (?, ?, ?, ?, ?)`),
+    forgetVideo: db.prepare(forgetRow("video_fts", clipColumns)),
+    videoIndexed: db.prepare(`SELECT 1 FROM video_fts_docsize WHERE id = ?`).pluck(),
+    indexEntity: db.prepare(`INSERT INTO entity_fts (rowid, ${entityColumns.join(", ")}) VALUES (?, ?, ?)`),
+    forgetEntity: db.prepare(forgetRow("entity_fts", entityColumns)),
+    entityIndexed: db.prepare(`SELECT 1 FROM entity_fts_docsize WHERE id = ?`).pluck(),
+    entityText: db.prepare(`SELECT e.name, e.description,
+        (SELECT group_concat(a.name, char(10)) FROM entity_aliases a WHERE a.entity_key = e.key) AS aliases
+      FROM entities e WHERE e.key = ?`),
+    clipKeys: db.prepare(`SELECT clip_index, key FROM clips WHERE video_key = ?`).raw(),
+  };
+}
+
+type LexicalStatements = ReturnType<typeof prepareLexicalStatements>;
+
+/**
+ * The three contentless lexical indexes, written from the text the store keeps and told that same text when a row
+ * goes (schema version 9): FTS5 then takes the row's words out of bm25's statistics exactly. Every change to indexed
+ * text forgets the row before the text changes and indexes it again after.
+ */
+class LexicalIndexes {
+  constructor(private readonly statements: LexicalStatements) {}
+
+  /** A video's clip documents and its whole-video document (see `videoDocument`), from its clips' text. */
+  indexVideo(videoKey: number, clips: ClipText[]): void {
+    const keys = this.clipKeys(videoKey);
+    const token = videoToken(videoKey);
+    for (const clip of clips) this.statements.indexClip.run(keys.get(clip.clipIndex), clip.transcript, clip.screen, clip.visual, token);
+    this.indexWholeVideo(videoKey, clips);
+  }
+
+  /** Forgets a video's clip documents and whole-video document, given the clips' text as it was indexed. */
+  forgetVideo(videoKey: number, clips: ClipText[]): void {
+    const keys = this.clipKeys(videoKey);
+    for (const clip of clips) {
+      const key = keys.get(clip.clipIndex);
+      if (key !== undefined) this.forgetClip(videoKey, key, clip);
+    }
+    this.forgetWholeVideo(videoKey, clips);
+  }
+
+  indexClip(videoKey: number, clipKey: number, clip: Omit<ClipText, "clipIndex">): void {
+    this.statements.indexClip.run(clipKey, clip.transcript, clip.screen, clip.visual, videoToken(videoKey));
+  }
+
+  forgetClip(videoKey: number, clipKey: number, clip: Omit<ClipText, "clipIndex">): void {
+    if (this.statements.clipIndexed.get(clipKey) === undefined) return;
+    this.statements.forgetClip.run(clipKey, clip.transcript, clip.screen, clip.visual, videoToken(videoKey));
+  }
+
+  indexWholeVideo(videoKey: number, clips: ClipText[]): void {
+    const [transcript, screen, visual] = videoDocument(clips);
+    this.statements.indexVideo.run(videoKey, transcript, screen, visual, videoToken(videoKey));
+  }
+
+  forgetWholeVideo(videoKey: number, clips: ClipText[]): void {
+    if (this.statements.videoIndexed.get(videoKey) === undefined) return;
+    const [transcript, screen, visual] = videoDocument(clips);
+    this.statements.forgetVideo.run(videoKey, transcript, screen, visual, videoToken(videoKey));
+  }
+
+  /** Indexes an entity's names (its name, then its aliases, a line each) and description as they are stored now. */
+  indexEntity(entityKey: number): void {
+    const text = this.entityText(entityKey);
+    if (text) this.statements.indexEntity.run(entityKey, ...text);
+  }
+
+  /** Forgets an entity's row; call before its name, aliases or description change, or it goes. */
+  forgetEntity(entityKey: number): void {
+    const text = this.entityText(entityKey);
+    if (text && this.statements.entityIndexed.get(entityKey) !== undefined) this.statements.forgetEntity.run(entityKey, ...text);
+  }
+
+  private entityText(entityKey: number): [names: string, description: string] | undefined {
+    const row = this.statements.entityText.get(entityKey) as { name: string; aliases: string | null; description: string } | undefined;
+    return row && [row.aliases === null ? row.name : `${row.name}\n${row.aliases}`, row.description];
+  }
+
+  private clipKeys(videoKey: number): Map<number, number> {
+    return new Map(this.statements.clipKeys.all(videoKey) as [number, number][]);
+  }
+}
+
+/**
+ * Fills the empty lexical indexes of schema version 9 from the text the library keeps: every ready video's clips and
+ * whole-video document, every entity. Inside the migration's transaction (exported for a test to compare with).
+ */
+export function rebuildLexicalIndexes(db: Database.Database): void {
+  const packed = preparePackedStatements(db);
+  const cache = new BlockCache();
+  const indexes = new LexicalIndexes(prepareLexicalStatements(db));
+  for (const videoKey of db.prepare(`SELECT key FROM videos WHERE status = 'ready'`).pluck().all() as number[]) {
+    // A reader per video: a reader keeps every block it decoded.
+    indexes.indexVideo(videoKey, new PackedReader(packed, cache).clipTexts(videoKey));
+  }
+  for (const entityKey of db.prepare(`SELECT key FROM entities`).pluck().all() as number[]) indexes.indexEntity(entityKey);
+}
 
 function preparePackedStatements(db: Database.Database) {
   return {
@@ -455,11 +567,6 @@ function prepareGraphStatements(db: Database.Database) {
     insertEntityBuckets: db.prepare(`INSERT OR IGNORE INTO entity_vector_buckets (space, type, bucket, entity_key)
       SELECT ?, e.type, j.value, e.key FROM entities e, json_each(?) j WHERE e.key = ?`),
     entityVectorCount: db.prepare(`SELECT count(*) FROM entity_vectors WHERE space = ? AND type = ?`).pluck(),
-    insertEntityFts: db.prepare(`INSERT INTO entity_fts (rowid, name, description) VALUES (?, ?, ?)`),
-    deleteEntityFts: db.prepare(`DELETE FROM entity_fts WHERE rowid IN (SELECT value FROM json_each(?))`),
-    entityText: db.prepare(`SELECT e.name, e.description,
-        (SELECT group_concat(a.name, char(10)) FROM entity_aliases a WHERE a.entity_key = e.key) AS aliases
-      FROM entities e WHERE e.key = ?`),
     insertEntitySource: db.prepare(`INSERT INTO entity_sources (entity_key, video_key, chunk_index, description, excerpt)
       VALUES (?, ?, ?, ?, ?)`),
     relationByPair: db.prepare(`SELECT key FROM relations WHERE source_key = ? AND target_key = ?`).pluck(),
@@ -527,6 +634,7 @@ class SqliteStore implements Store {
   private readonly nearestEntityStatements: { all: Database.Statement; bucketed: Database.Statement } | undefined;
   private readonly packedStatements: PackedStatements;
   private readonly blockCache = new BlockCache();
+  private readonly lexical: LexicalIndexes;
 
   constructor(
     private readonly db: Database.Database,
@@ -553,18 +661,13 @@ class SqliteStore implements Store {
           clip_count = excluded.clip_count, fingerprint = excluded.fingerprint
         RETURNING key`),
       deleteVideo: db.prepare(`DELETE FROM videos WHERE key = ?`),
-      deleteClipFts: db.prepare(`DELETE FROM clip_fts WHERE rowid IN (SELECT key FROM clips WHERE video_key = ?)`),
-      deleteVideoFts: db.prepare(`DELETE FROM video_fts WHERE rowid = ?`),
-      deleteClipFtsRow: db.prepare(`DELETE FROM clip_fts WHERE rowid = ?`),
       deleteClips: db.prepare(`DELETE FROM clips WHERE video_key = ?`),
       deleteSegmentBlocks: db.prepare(`DELETE FROM segment_blocks WHERE video_key = ?`),
-      deleteFrames: db.prepare(`DELETE FROM frames WHERE video_key = ?`),
+      deleteFrames: db.prepare(`DELETE FROM frame_lists WHERE video_key = ?`),
       deleteStages: db.prepare(`DELETE FROM stages WHERE video_key = ?`),
       insertClip: db.prepare(`INSERT INTO clips (video_key, clip_index, start_second, end_second, transcript,
           transcript_first, transcript_last, screen, visual)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      insertClipFts: db.prepare(`INSERT INTO clip_fts (rowid, transcript, screen, visual, video) VALUES (?, ?, ?, ?, ?)`),
-      insertVideoFts: db.prepare(`INSERT INTO video_fts (rowid, transcript, screen, visual, video) VALUES (?, ?, ?, ?, ?)`),
       insertSegmentBlock: db.prepare(`INSERT INTO segment_blocks (video_key, block_index, min_start_second,
           max_start_second, max_end_second, segments) VALUES (?, ?, ?, ?, ?, ?)`),
       // The blocks that can hold a segment in [start, end): the segment condition of getSegments, on the block's bounds.
@@ -603,9 +706,9 @@ class SqliteStore implements Store {
           FROM clip_stages WHERE status <> 'done' GROUP BY video_key, clip_index) x
           ON x.video_key = c.video_key AND x.clip_index = c.clip_index
         WHERE v.status = 'ready' GROUP BY v.key ORDER BY v.ingested_at DESC, v.key DESC`),
-      framesInRange: db.prepare(`SELECT f.time_second, f.hash FROM frames f JOIN videos v ON v.key = f.video_key
-        WHERE v.id = ? AND v.status = 'ready' AND f.time_second >= ? AND f.time_second < ? ORDER BY f.time_second`),
-      insertFrame: db.prepare(`INSERT INTO frames (video_key, time_second, hash) VALUES (?, ?, ?)`),
+      framesOf: db.prepare(`SELECT f.frames FROM frame_lists f JOIN videos v ON v.key = f.video_key
+        WHERE v.id = ? AND v.status = 'ready'`).pluck(),
+      insertFrames: db.prepare(`INSERT INTO frame_lists (video_key, frames) VALUES (?, ?)`),
       loadStages: db.prepare(`SELECT s.stage, s.key, s.output FROM stages s JOIN videos v ON v.key = s.video_key
         WHERE v.id = ? ORDER BY s.rowid`),
       saveStage: db.prepare(`INSERT INTO stages (video_key, stage, key, output) SELECT key, ?, ?, ? FROM videos WHERE id = ?
@@ -638,6 +741,7 @@ class SqliteStore implements Store {
         WHERE v.id = ? AND v.status = 'ready' GROUP BY e.key ORDER BY score DESC, e.name LIMIT ?`),
     };
     this.packedStatements = preparePackedStatements(db);
+    this.lexical = new LexicalIndexes(prepareLexicalStatements(db));
     const nearest = (from: string) =>
       db
         .prepare(
@@ -696,13 +800,13 @@ class SqliteStore implements Store {
   }
 
   /**
-   * Removes what a video contributed except its row; FTS rows first, since contentless rows are found by rowid. Returns
-   * the entities and relations its graph sources named, for `pruneGraph` once the caller has written what replaces them.
+   * Removes what a video contributed except its row; FTS rows first, since a contentless index forgets a row only when
+   * told the text it holds. Returns the entities and relations its graph sources named, for `pruneGraph` once the
+   * caller has written what replaces them.
    */
   private clearContent(videoKey: number): TouchedGraph {
     const touched = this.clearGraph(videoKey);
-    this.statements.deleteClipFts.run(videoKey);
-    this.statements.deleteVideoFts.run(videoKey);
+    this.lexical.forgetVideo(videoKey, this.reader().clipTexts(videoKey));
     this.statements.deleteClips.run(videoKey);
     this.statements.deleteSegmentBlocks.run(videoKey);
     this.statements.deleteFrames.run(videoKey);
@@ -734,8 +838,8 @@ class SqliteStore implements Store {
     const keys = JSON.stringify(touched.entityKeys);
     const orphans = this.statements.orphanEntities.all(keys) as number[];
     if (orphans.length > 0) {
-      // FTS rows first: once the entity row is gone nothing says which contentless row was its.
-      this.statements.deleteEntityFts.run(JSON.stringify(orphans));
+      // FTS rows first: once the entity row is gone nothing says which words its contentless row holds.
+      for (const key of orphans) this.lexical.forgetEntity(key);
       this.statements.deleteEntities.run(JSON.stringify(orphans));
     }
     this.statements.markStale.run(this.nextChangeSequence(), keys);
@@ -747,14 +851,6 @@ class SqliteStore implements Store {
    */
   private nextChangeSequence(): number {
     return this.statements.nextChangeSequence.get() as number;
-  }
-
-  /** Rewrites an entity's FTS row from its name, its aliases and its description; contentless rows cannot be updated. */
-  private writeEntityFts(entityKey: number): void {
-    const row = this.statements.entityText.get(entityKey) as { name: string; aliases: string | null; description: string };
-    this.statements.deleteEntityFts.run(JSON.stringify([entityKey]));
-    const names = row.aliases === null ? row.name : `${row.name}\n${row.aliases}`;
-    this.statements.insertEntityFts.run(entityKey, names, row.description);
   }
 
   /**
@@ -799,12 +895,14 @@ class SqliteStore implements Store {
       const chosen = chooseEntity(candidates, mergeDistance);
       let key = chosen?.key;
       if (chosen?.alias) {
+        // Its index row holds its names so far: forgotten before the first new alias, indexed again below.
+        if (!aliased.has(chosen.key)) this.lexical.forgetEntity(chosen.key);
         this.statements.insertAlias.run(nameKey, chosen.key, plan.name);
         aliased.add(chosen.key);
       }
       if (key === undefined) {
         key = this.statements.insertEntity.get(nameKey, plan.name, plan.type, sequence) as number;
-        this.statements.insertEntityFts.run(key, plan.name, "");
+        this.lexical.indexEntity(key);
       }
       // An entity first written without a vector (or in another space) becomes findable by meaning from now on.
       if (plan.vector && space !== undefined && this.statements.insertEntityVector.run(space, vectorBytes(plan.vector), key).changes > 0) {
@@ -812,7 +910,7 @@ class SqliteStore implements Store {
       }
       entityKeys.set(nameKey, key);
     }
-    for (const key of aliased) this.writeEntityFts(key);
+    for (const key of aliased) this.lexical.indexEntity(key);
     if (entityKeys.size > 0) this.statements.markStale.run(sequence, JSON.stringify([...new Set(entityKeys.values())]));
 
     const keyOf = (nameKey: string): number => entityKeys.get(nameKey) as number;
@@ -1012,19 +1110,17 @@ class SqliteStore implements Store {
           clipCount: content.clips.length,
           fingerprint: content.fingerprint,
         }) as { key: number };
-        const token = videoToken(key);
         this.writeSegments(key, content.segments);
         const runs = transcriptRuns(content.clips.map((clip) => clip.transcript), content.segments);
         content.clips.forEach((clip, position) => {
           const run = runs[position];
-          const inserted = this.statements.insertClip.run(
+          this.statements.insertClip.run(
             key, clip.index, clip.startSecond, clip.endSecond, run ? "" : clip.transcript, run?.first ?? null,
             run?.last ?? null, clip.screen, clip.visual,
           );
-          this.statements.insertClipFts.run(inserted.lastInsertRowid, clip.transcript, clip.screen, clip.visual, token);
         });
-        this.writeVideoFts(key);
-        for (const frame of content.frames) this.statements.insertFrame.run(key, frame.timeSecond, frame.hash ?? null);
+        this.lexical.indexVideo(key, this.reader().clipTexts(key));
+        if (content.frames.length > 0) this.statements.insertFrames.run(key, encodeFrames(content.frames));
         for (const signal of content.signals ?? []) {
           this.statements.setClipSignals.run(
             signal.speechSeconds ?? null,
@@ -1409,9 +1505,10 @@ class SqliteStore implements Store {
       return this.db.transaction(() => {
         let set = 0;
         for (const { key, description, changeSequence } of updates) {
-          if (this.statements.setDescription.run({ key, description, changeSequence: changeSequence ?? null }).changes === 0) continue;
-          this.writeEntityFts(key);
-          set++;
+          this.lexical.forgetEntity(key);
+          const changed = this.statements.setDescription.run({ key, description, changeSequence: changeSequence ?? null }).changes > 0;
+          this.lexical.indexEntity(key);
+          if (changed) set++;
         }
         return set;
       }).immediate();
@@ -1430,12 +1527,12 @@ class SqliteStore implements Store {
   }
 
   async getFrames(videoId: string, startSecond: number, endSecond: number): Promise<Frame[]> {
-    return this.guard("cannot read frames", () =>
-      (this.statements.framesInRange.all(videoId, startSecond, endSecond) as { time_second: number; hash: string | null }[]).map(
-        (row) => ({ timeSecond: row.time_second, ...(row.hash ? { hash: row.hash } : {}) }),
-      ),
-    );
+    return this.guard("cannot read frames", () => {
+      const packed = this.statements.framesOf.get(videoId) as Buffer | undefined;
+      return packed ? decodeFrames(packed).filter((frame) => frame.timeSecond >= startSecond && frame.timeSecond < endSecond) : [];
+    });
   }
+
 
   async clipSignals(videoId: string, clipIndexes?: number[]): Promise<ClipSignals[]> {
     return this.guard("cannot read clip signals", () => {
@@ -1535,14 +1632,20 @@ class SqliteStore implements Store {
             this.statements.updateClip.run(run ? "" : clip.transcript, run?.first ?? null, run?.last ?? null, clip.screen, clip.visual, clipKey);
           });
         }
-        const token = videoToken(videoKey);
+        // Contentless FTS rows cannot be updated in place: each is forgotten with the text it was indexed with (read
+        // before anything changed), then indexed with the new.
+        const indexed = new Map(clipTexts.map((clip) => [clip.clipIndex, clip]));
         for (const document of update.documents) {
           const clipKey = documentKeys.get(document.index) as number;
-          // Contentless FTS rows cannot be updated in place: delete by rowid, then insert the new text.
-          this.statements.deleteClipFtsRow.run(clipKey);
-          this.statements.insertClipFts.run(clipKey, document.transcript, document.screen, document.visual, token);
+          const old = indexed.get(document.index);
+          if (old) this.lexical.forgetClip(videoKey, clipKey, old);
+          this.lexical.indexClip(videoKey, clipKey, document);
+          indexed.set(document.index, { clipIndex: document.index, transcript: document.transcript, screen: document.screen, visual: document.visual });
         }
-        if (documentsChange) this.writeVideoFts(videoKey);
+        if (documentsChange) {
+          this.lexical.forgetWholeVideo(videoKey, clipTexts);
+          this.lexical.indexWholeVideo(videoKey, this.reader().clipTexts(videoKey));
+        }
         for (const clipIndex of update.replaceFrameVectors ?? []) this.statements.deleteClipFrameVectors.run(videoKey, clipIndex);
         this.writeVectors(videoKey, update.videoId, update.vectors);
         if ((update.replaceFrameVectors ?? []).length > 0) this.statements.pruneSpaces.run();
@@ -1600,16 +1703,6 @@ class SqliteStore implements Store {
         byVideo,
       };
     });
-  }
-
-  /**
-   * Writes the whole-video BM25 document from its clips. Screen lines are kept once: a slide left up for minutes is in
-   * every clip it covers and would otherwise count once per clip.
-   */
-  private writeVideoFts(videoKey: number): void {
-    const [transcript, screen, visual] = videoDocument(this.reader().clipTexts(videoKey));
-    this.statements.deleteVideoFts.run(videoKey);
-    this.statements.insertVideoFts.run(videoKey, transcript, screen, visual, videoToken(videoKey));
   }
 
   async close(): Promise<void> {
