@@ -18,6 +18,7 @@ import { analyzeQuery, analyzeText, rankVideos } from "../src/retrieval/index.js
 import type { Hit, Store } from "../src/spec/index.js";
 import { openSqliteStore } from "../src/store/index.js";
 import { sharedDir } from "../src/test-support/shared.js";
+import { seededRandom } from "./seeded-random.js";
 
 const folds = 5;
 /** Candidate videos a ranker re-orders. */
@@ -31,6 +32,10 @@ interface Candidate {
   clip: number;
   feedback: number;
   phrases: number;
+  /** BM25 of the question expanded by its terms' nearest neighbours in word vectors trained on the library's text. */
+  neighbours: number;
+  /** Cosine between the question's and the video's idf-weighted mean word vectors. */
+  meaning: number;
   clipCount: number;
 }
 
@@ -54,7 +59,90 @@ async function feedbackTerms(store: Store, top: { videoId: string; score: number
   return [...relevance].filter(([word]) => !exclude.has(word)).sort((a, b) => b[1] - a[1]).slice(0, count).map(([word]) => word);
 }
 
-async function rankingItem(store: Store, question: EvalQuestion): Promise<RankingItem> {
+/**
+ * Word vectors trained on the library's own text by random indexing (Sahlgren 2005): each word of the vocabulary gets a
+ * sparse random ±1 index vector, and a word's vector sums the index vectors of the words around each of its
+ * occurrences (±4 words), weighted by their idf, less the mean over the vocabulary. Cheap enough to train at ingest
+ * (one pass over the text), which is the point of the candidate.
+ */
+class LibraryWordVectors {
+  private readonly vectors = new Map<string, Float32Array>();
+  private readonly idf = new Map<string, number>();
+  private readonly vocabulary: string[];
+  private readonly nearest = new Map<string, string[]>();
+
+  constructor(videoWords: string[][], dimensions = 256, window = 4) {
+    const documents = new Map<string, number>();
+    const counts = new Map<string, number>();
+    for (const words of videoWords) {
+      for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);
+      for (const word of new Set(words)) documents.set(word, (documents.get(word) ?? 0) + 1);
+    }
+    this.vocabulary = [...counts].filter(([, count]) => count >= 5).map(([word]) => word);
+    for (const word of this.vocabulary) this.idf.set(word, Math.log(videoWords.length / (documents.get(word) ?? 1)));
+    const random = seededRandom(1);
+    const index = new Map<string, { at: Int32Array; sign: Float32Array }>();
+    for (const word of this.vocabulary) {
+      const at = Int32Array.from({ length: 8 }, () => Math.floor(random() * dimensions));
+      index.set(word, { at, sign: Float32Array.from({ length: 8 }, () => (random() < 0.5 ? -1 : 1)) });
+      this.vectors.set(word, new Float32Array(dimensions));
+    }
+    for (const words of videoWords) {
+      for (const [position, word] of words.entries()) {
+        const vector = this.vectors.get(word);
+        if (!vector) continue;
+        for (let other = Math.max(0, position - window); other <= Math.min(words.length - 1, position + window); other++) {
+          const context = other === position ? undefined : index.get(words[other] as string);
+          if (!context) continue;
+          const weight = this.idf.get(words[other] as string) ?? 0;
+          for (let k = 0; k < 8; k++) vector[context.at[k] as number] = (vector[context.at[k] as number] ?? 0) + weight * (context.sign[k] as number);
+        }
+      }
+    }
+    const mean = new Float32Array(dimensions);
+    for (const vector of this.vectors.values()) normalise(vector).forEach((value, k) => (mean[k] = (mean[k] ?? 0) + value / this.vocabulary.length));
+    for (const vector of this.vectors.values()) normalise(vector.map((value, k) => value - (mean[k] ?? 0))).forEach((value, k) => (vector[k] = value));
+  }
+
+  /** The `count` words nearest `word` by cosine, nearest first. */
+  neighbours(word: string, count: number): string[] {
+    const vector = this.vectors.get(word);
+    if (!vector) return [];
+    const known = this.nearest.get(word);
+    if (known && known.length >= count) return known.slice(0, count);
+    const found = this.vocabulary
+      .filter((other) => other !== word)
+      .map((other) => ({ other, cosine: dot(vector, this.vectors.get(other) as Float32Array) }))
+      .sort((x, y) => y.cosine - x.cosine)
+      .slice(0, count)
+      .map((entry) => entry.other);
+    this.nearest.set(word, found);
+    return found;
+  }
+
+  /** The idf-weighted mean of the words' vectors, unit length (zeros when none is known). */
+  meanOf(words: string[]): Float32Array {
+    const sum = new Float32Array(this.vectors.values().next().value?.length ?? 0);
+    for (const word of words) {
+      const vector = this.vectors.get(word);
+      if (vector) vector.forEach((value, k) => (sum[k] = (sum[k] ?? 0) + value * (this.idf.get(word) ?? 0)));
+    }
+    return normalise(sum);
+  }
+}
+
+const dot = (a: Float32Array, b: Float32Array): number => a.reduce((sum, value, k) => sum + value * (b[k] ?? 0), 0);
+
+function normalise(vector: Float32Array): Float32Array {
+  const length = Math.sqrt(dot(vector, vector)) || 1;
+  return vector.map((value) => value / length);
+}
+
+async function videoWords(store: Store, videoId: string): Promise<string[]> {
+  return analyzeText((await store.getSegments(videoId, 0, Number.MAX_SAFE_INTEGER)).map((segment) => segment.text).join(" "));
+}
+
+async function rankingItem(store: Store, question: EvalQuestion, wordVectors: LibraryWordVectors, videoMeaning: Map<string, Float32Array>): Promise<RankingItem> {
   const query = analyzeQuery(question.question);
   const videos = await store.searchVideos({ terms: query.terms, phrases: query.phrases, limit: pool });
   const videoIds = videos.map((video) => video.videoId);
@@ -68,6 +156,11 @@ async function rankingItem(store: Store, question: EvalQuestion): Promise<Rankin
   const words = analyzeText(question.question);
   const bigrams = words.slice(1).map((word, index) => `${words[index]} ${word}`);
   const phrases = bigrams.length > 0 ? byVideo(await store.searchVideos({ terms: [], phrases: bigrams, limit: videoIds.length, videoIds })) : new Map<string, number>();
+  const own = new Set(query.terms.map((term) => term.text));
+  const near = [...new Set(query.terms.flatMap((term) => wordVectors.neighbours(term.text, 3)))].filter((word) => !own.has(word));
+  const withNeighbours = [...query.terms.map((term) => ({ text: term.text, weight: Math.min(8, 3 * term.weight) })), ...near.map((text) => ({ text, weight: 1 }))];
+  const neighbours = byVideo(await store.searchVideos({ terms: withNeighbours, limit: videoIds.length, videoIds }));
+  const questionMeaning = wordVectors.meanOf(words);
   const candidates: Candidate[] = [];
   for (const match of videos) {
     candidates.push({
@@ -76,24 +169,28 @@ async function rankingItem(store: Store, question: EvalQuestion): Promise<Rankin
       clip: bestClip.get(match.videoId) ?? 0,
       feedback: feedback.get(match.videoId) ?? 0,
       phrases: phrases.get(match.videoId) ?? 0,
+      neighbours: neighbours.get(match.videoId) ?? 0,
+      meaning: dot(questionMeaning, videoMeaning.get(match.videoId) ?? new Float32Array(0)),
       clipCount: (await store.getVideo(match.videoId))?.clipCount ?? 1,
     });
   }
   return { question, candidates };
 }
 
-const featureNames = ["video", "clip", "feedback", "phrases", "length"] as const;
+const featureNames = ["video", "clip", "feedback", "phrases", "length", "neighbours", "meaning"] as const;
 
 /** Each feature scaled to the question's best candidate, so one weight serves every question; length as log clips. */
 function features(item: RankingItem): number[][] {
-  const most = (key: "video" | "clip" | "feedback" | "phrases") => Math.max(1e-9, ...item.candidates.map((candidate) => candidate[key]));
-  const scale = { video: most("video"), clip: most("clip"), feedback: most("feedback"), phrases: most("phrases") };
+  const most = (key: "video" | "clip" | "feedback" | "phrases" | "neighbours") => Math.max(1e-9, ...item.candidates.map((candidate) => candidate[key]));
+  const scale = { video: most("video"), clip: most("clip"), feedback: most("feedback"), phrases: most("phrases"), neighbours: most("neighbours") };
   return item.candidates.map((candidate) => [
     candidate.video / scale.video,
     candidate.clip / scale.clip,
     candidate.feedback / scale.feedback,
     candidate.phrases / scale.phrases,
     Math.log(candidate.clipCount) / 6,
+    candidate.neighbours / scale.neighbours,
+    candidate.meaning,
   ]);
 }
 
@@ -173,6 +270,9 @@ function evaluateRanking(items: RankingItem[], split: Fold<RankingItem>[], log: 
     { name: "+ relevance feedback (RM3: 10 videos, 10 terms)", tune: (train) => coordinateAscent(train, matrices, [index("clip"), index("feedback")], base) },
     { name: "+ question bigrams as phrases", tune: (train) => coordinateAscent(train, matrices, [index("clip"), index("feedback"), index("phrases")], base) },
     { name: "+ video length (learned linear ranker, all features)", tune: (train) => coordinateAscent(train, matrices, [1, 2, 3, 4], base) },
+    { name: "video BM25 + best clip + the question expanded by word-vector neighbours (3 a term)", tune: (train) => coordinateAscent(train, matrices, [index("clip"), index("neighbours")], base) },
+    { name: "video BM25 + best clip + question-video word-vector cosine", tune: (train) => coordinateAscent(train, matrices, [index("clip"), index("meaning")], base) },
+    { name: "learned linear ranker over every feature, word vectors included", tune: (train) => coordinateAscent(train, matrices, [1, 2, 3, 4, 5, 6], base) },
   ];
   return rows.map(({ name, tune }) => {
     const report = crossValidate({ folds: split, tune, measure: (weights, test) => rankingMetrics(weights, test, matrices) });
@@ -234,6 +334,13 @@ export async function benchLite(options: { library?: string; log?: (line: string
     const questions = loadQuestions(join(sharedDir, "datasets/howto-qa/dev-questions.json"));
     const group = (question: EvalQuestion) => question.relevantVideos[0] ?? question.id;
 
+    const trainStarted = performance.now();
+    const videoIds = (await store.listVideos()).map((video) => video.id);
+    const wordsByVideo = await Promise.all(videoIds.map((videoId) => videoWords(store, videoId)));
+    const wordVectors = new LibraryWordVectors(wordsByVideo);
+    const videoMeaning = new Map(videoIds.map((videoId, at) => [videoId, wordVectors.meanOf(wordsByVideo[at] ?? [])]));
+    log(`word vectors trained on the library's text in ${Math.round((performance.now() - trainStarted) / 1000)} s; ` +
+      ["knife", "paint", "guitar", "chicken"].map((word) => `${word}: ${wordVectors.neighbours(word, 5).join(", ")}`).join("; "));
     const latencies: number[] = [];
     const shippedRanks = new Map<EvalQuestion, number>();
     const rankingItems: RankingItem[] = [];
@@ -243,7 +350,7 @@ export async function benchLite(options: { library?: string; log?: (line: string
       latencies.push(performance.now() - started);
       const position = ranked.findIndex((hit) => hit.videoId === question.relevantVideos[0]);
       shippedRanks.set(question, position === -1 ? Infinity : position + 1);
-      rankingItems.push(await rankingItem(store, question));
+      rankingItems.push(await rankingItem(store, question, wordVectors, videoMeaning));
     }
     const split = foldsByGroup(rankingItems, folds, (item) => group(item.question));
     const ranking = [evaluateShipped(shippedRanks, split, log), ...evaluateRanking(rankingItems, split, log)];
