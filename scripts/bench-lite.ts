@@ -47,11 +47,11 @@ interface RankingItem {
 const byVideo = (matches: { videoId: string; score: number }[]) => new Map(matches.map((match) => [match.videoId, match.score]));
 
 /** RM3-style expansion: the terms most probable in the top videos, each video weighted by its share of their scores. */
-async function feedbackTerms(store: Store, top: { videoId: string; score: number }[], exclude: Set<string>, count: number): Promise<string[]> {
+function feedbackTerms(library: LibraryText, top: { videoId: string; score: number }[], exclude: Set<string>, count: number): string[] {
   const total = top.reduce((sum, match) => sum + match.score, 0);
   const relevance = new Map<string, number>();
   for (const match of top) {
-    const words = analyzeText((await store.getSegments(match.videoId, 0, Number.MAX_SAFE_INTEGER)).map((segment) => segment.text).join(" "));
+    const words = library.words.get(match.videoId) ?? [];
     const counts = new Map<string, number>();
     for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);
     for (const [word, seen] of counts) relevance.set(word, (relevance.get(word) ?? 0) + (match.score / total) * (seen / words.length));
@@ -138,11 +138,24 @@ function normalise(vector: Float32Array): Float32Array {
   return vector.map((value) => value / length);
 }
 
-async function videoWords(store: Store, videoId: string): Promise<string[]> {
-  return analyzeText((await store.getSegments(videoId, 0, Number.MAX_SAFE_INTEGER)).map((segment) => segment.text).join(" "));
+/** The library's text as words per video, read once for relevance feedback and word vectors alike. */
+interface LibraryText {
+  words: Map<string, string[]>;
+  vectors: LibraryWordVectors;
+  /** Each video's idf-weighted mean word vector. */
+  meaning: Map<string, Float32Array>;
 }
 
-async function rankingItem(store: Store, question: EvalQuestion, wordVectors: LibraryWordVectors, videoMeaning: Map<string, Float32Array>): Promise<RankingItem> {
+async function readLibraryText(store: Store): Promise<LibraryText> {
+  const words = new Map<string, string[]>();
+  for (const video of await store.listVideos()) {
+    words.set(video.id, analyzeText((await store.getSegments(video.id, 0, Number.MAX_SAFE_INTEGER)).map((segment) => segment.text).join(" ")));
+  }
+  const vectors = new LibraryWordVectors([...words.values()]);
+  return { words, vectors, meaning: new Map([...words].map(([videoId, said]) => [videoId, vectors.meanOf(said)])) };
+}
+
+async function rankingItem(store: Store, question: EvalQuestion, library: LibraryText): Promise<RankingItem> {
   const query = analyzeQuery(question.question);
   const videos = await store.searchVideos({ terms: query.terms, phrases: query.phrases, limit: pool });
   const videoIds = videos.map((video) => video.videoId);
@@ -150,17 +163,17 @@ async function rankingItem(store: Store, question: EvalQuestion, wordVectors: Li
   for (const clip of await store.searchClips({ terms: query.terms, limit: videoIds.length * 240, videoIds })) {
     bestClip.set(clip.videoId, Math.max(bestClip.get(clip.videoId) ?? 0, clip.score));
   }
-  const expansion = await feedbackTerms(store, videos.slice(0, 10), new Set(query.terms.map((term) => term.text)), 10);
+  const expansion = feedbackTerms(library, videos.slice(0, 10), new Set(query.terms.map((term) => term.text)), 10);
   const expanded = [...query.terms.map((term) => ({ text: term.text, weight: Math.min(8, 3 * term.weight) })), ...expansion.map((text) => ({ text, weight: 1 }))];
   const feedback = byVideo(await store.searchVideos({ terms: expanded, limit: videoIds.length, videoIds }));
   const words = analyzeText(question.question);
   const bigrams = words.slice(1).map((word, index) => `${words[index]} ${word}`);
   const phrases = bigrams.length > 0 ? byVideo(await store.searchVideos({ terms: [], phrases: bigrams, limit: videoIds.length, videoIds })) : new Map<string, number>();
   const own = new Set(query.terms.map((term) => term.text));
-  const near = [...new Set(query.terms.flatMap((term) => wordVectors.neighbours(term.text, 3)))].filter((word) => !own.has(word));
+  const near = [...new Set(query.terms.flatMap((term) => library.vectors.neighbours(term.text, 3)))].filter((word) => !own.has(word));
   const withNeighbours = [...query.terms.map((term) => ({ text: term.text, weight: Math.min(8, 3 * term.weight) })), ...near.map((text) => ({ text, weight: 1 }))];
   const neighbours = byVideo(await store.searchVideos({ terms: withNeighbours, limit: videoIds.length, videoIds }));
-  const questionMeaning = wordVectors.meanOf(words);
+  const questionMeaning = library.vectors.meanOf(words);
   const candidates: Candidate[] = [];
   for (const match of videos) {
     candidates.push({
@@ -170,7 +183,7 @@ async function rankingItem(store: Store, question: EvalQuestion, wordVectors: Li
       feedback: feedback.get(match.videoId) ?? 0,
       phrases: phrases.get(match.videoId) ?? 0,
       neighbours: neighbours.get(match.videoId) ?? 0,
-      meaning: dot(questionMeaning, videoMeaning.get(match.videoId) ?? new Float32Array(0)),
+      meaning: dot(questionMeaning, library.meaning.get(match.videoId) ?? new Float32Array(0)),
       clipCount: (await store.getVideo(match.videoId))?.clipCount ?? 1,
     });
   }
@@ -335,12 +348,9 @@ export async function benchLite(options: { library?: string; log?: (line: string
     const group = (question: EvalQuestion) => question.relevantVideos[0] ?? question.id;
 
     const trainStarted = performance.now();
-    const videoIds = (await store.listVideos()).map((video) => video.id);
-    const wordsByVideo = await Promise.all(videoIds.map((videoId) => videoWords(store, videoId)));
-    const wordVectors = new LibraryWordVectors(wordsByVideo);
-    const videoMeaning = new Map(videoIds.map((videoId, at) => [videoId, wordVectors.meanOf(wordsByVideo[at] ?? [])]));
+    const libraryText = await readLibraryText(store);
     log(`word vectors trained on the library's text in ${Math.round((performance.now() - trainStarted) / 1000)} s; ` +
-      ["knife", "paint", "guitar", "chicken"].map((word) => `${word}: ${wordVectors.neighbours(word, 5).join(", ")}`).join("; "));
+      ["knife", "paint", "guitar", "chicken"].map((word) => `${word}: ${libraryText.vectors.neighbours(word, 5).join(", ")}`).join("; "));
     const latencies: number[] = [];
     const shippedRanks = new Map<EvalQuestion, number>();
     const rankingItems: RankingItem[] = [];
@@ -350,7 +360,7 @@ export async function benchLite(options: { library?: string; log?: (line: string
       latencies.push(performance.now() - started);
       const position = ranked.findIndex((hit) => hit.videoId === question.relevantVideos[0]);
       shippedRanks.set(question, position === -1 ? Infinity : position + 1);
-      rankingItems.push(await rankingItem(store, question, wordVectors, videoMeaning));
+      rankingItems.push(await rankingItem(store, question, libraryText));
     }
     const split = foldsByGroup(rankingItems, folds, (item) => group(item.question));
     const ranking = [evaluateShipped(shippedRanks, split, log), ...evaluateRanking(rankingItems, split, log)];

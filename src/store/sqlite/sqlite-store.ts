@@ -1119,7 +1119,7 @@ class SqliteStore implements Store {
             run?.last ?? null, clip.screen, clip.visual,
           );
         });
-        this.lexical.indexVideo(key, this.reader().clipTexts(key));
+        this.lexical.indexVideo(key, content.clips.map(({ index, transcript, screen, visual }) => ({ clipIndex: index, transcript, screen, visual })));
         if (content.frames.length > 0) this.statements.insertFrames.run(key, encodeFrames(content.frames));
         for (const signal of content.signals ?? []) {
           this.statements.setClipSignals.run(
@@ -1644,7 +1644,7 @@ class SqliteStore implements Store {
         }
         if (documentsChange) {
           this.lexical.forgetWholeVideo(videoKey, clipTexts);
-          this.lexical.indexWholeVideo(videoKey, this.reader().clipTexts(videoKey));
+          this.lexical.indexWholeVideo(videoKey, [...texts.values()]);
         }
         for (const clipIndex of update.replaceFrameVectors ?? []) this.statements.deleteClipFrameVectors.run(videoKey, clipIndex);
         this.writeVectors(videoKey, update.videoId, update.vectors);
