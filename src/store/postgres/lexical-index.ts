@@ -1,19 +1,24 @@
-// BM25 in SQL from term statistics, computed exactly as SQLite's FTS5 bm25() does (k1 = 1.2, b = 0.75), so a library
-// ranks the same on both stores:
+// BM25 from term statistics, computed exactly as SQLite's FTS5 bm25() does (k1 = 1.2, b = 0.75), so a library ranks the
+// same on both stores:
 //   score(doc) = Σ over query phrases of idf · f·(k1 + 1) / (f + k1·(1 − b + b·|doc| / avgdl))
 // where f is the phrase's count in each searched field times the field's weight, |doc| the document's tokens in every
 // field (plus one for the video token FTS5's `video` column holds in the clip and video indexes), avgdl the mean of
 // that over the index, and idf = ln((N − n + 0.5) / (n + 0.5)) (at least 1e-6) with n the documents holding the phrase
 // in the searched fields. A term weighted w counts w times, as a term repeated w times does in an FTS5 query.
 //
-// Each document keeps its distinct terms as ids, with their counts per field packed in one integer (10 bits each);
-// `lexical_terms` gives each term its id and keeps how many documents hold it in each non-empty set of fields (7 counts
-// for 3 fields, a bit per field), so n is one lookup whichever fields a query searches. Phrases (quoted, or a term that
-// tokenizes into several words) are counted from the documents' text, found through the GIN index as documents holding
-// every word of the phrase.
+// `lexical_terms` gives each term an id and keeps how many documents hold it in each non-empty set of fields (7 counts
+// for 3 fields, a bit per field), so n is one lookup whichever fields a query searches. Each term's documents are its
+// posting list in `lexical_postings` (see postings.ts): every document holding it, with its video, counts per field
+// and length, in blocks. A search reads the lists of its terms and scores them here, reading no document row: at
+// 10,000 hours, finding each candidate document's row through a GIN index (schema 1) took 2 s for a common word.
+// Each document also keeps its distinct term ids with their counts per field packed in one integer (10 bits each) in
+// `lexical_docs`, so a removal knows which lists and statistics to change, and a pruned search can score the few
+// documents that may still reach the top with the terms whose lists it skipped. Phrases (quoted, or a term that
+// tokenizes into several words) are counted from the documents' text, found as documents in every word's list.
 
 import type { PoolClient } from "pg";
-import { countPhrase, type Fts5Tokens } from "./fts5-tokens.js";
+import { countPhrase, Fts5Tokens } from "./fts5-tokens.js";
+import { addPosting, decodePostings, emptyPostings, encodePostings, sortPostings, type Postings } from "./postings.js";
 
 /** The three indexes and their fields: clip documents, whole-video documents, entities (name and aliases, description). */
 export const lexicalIndexes = { clip: 0, video: 1, entity: 2 } as const;
@@ -21,6 +26,15 @@ export type LexicalIndexName = keyof typeof lexicalIndexes;
 
 const k1 = 1.2;
 const b = 0.75;
+
+/**
+ * Postings in a full block. A write adds a block per term it holds; when a term has `mergeFanIn` blocks of one size tier
+ * (1–7, 8–63, 64–511, 512–4,095 postings), they are merged into one of the next, so a posting is rewritten about four
+ * times on its way to a full block, and a list has at most 28 blocks besides its full ones.
+ */
+export const blockPostings = 4096;
+const mergeFanIn = 8;
+const tier = (postings: number): number => (postings < 8 ? 0 : postings < 64 ? 1 : postings < 512 ? 2 : 3);
 
 /** A document to index: its owner's key, the video it belongs to (clip and video documents), its fields' text. */
 export interface LexicalDocument {
@@ -57,15 +71,33 @@ const packCounts = (counts: number[]): number => counts.reduce((packed, count, f
 const unpackCounts = (packed: number): number[] => [packed & 1023, (packed >> 10) & 1023, (packed >> 20) & 1023];
 
 interface StoredDocument {
+  key: number;
+  video_key: number | null;
   terms: number[];
   counts: number[];
   length: number;
+  /** Each term's counts per field as counted, where known: `counts` holds at most 1023 a field. */
+  exact?: number[][];
+}
+
+interface Block {
+  term: number;
+  first_key: number;
+  postings: number;
+  data: Buffer;
+}
+
+/** One term of a ranked query: its id, its weight times idf, and the most it can add to a score. */
+interface QueryTerm {
+  id: number;
+  weight: number;
+  bound: number;
 }
 
 export class LexicalIndex {
   constructor(private readonly tokens: Fts5Tokens) {}
 
-  /** Replaces (or adds) documents, keeping term statistics and totals in step; inside the caller's transaction. */
+  /** Replaces (or adds) documents, keeping term statistics, posting lists and totals in step; inside the caller's transaction. */
   async put(client: PoolClient, index: LexicalIndexName, documents: LexicalDocument[]): Promise<void> {
     if (documents.length === 0) return;
     await this.remove(client, index, documents.map((document) => document.key));
@@ -79,36 +111,36 @@ export class LexicalIndex {
       return { document, terms, counts, length: fields.reduce((sum, field) => sum + field.tokens, 0) + videoToken(index) };
     });
     const ids = await this.addTerms(client, index, delta);
+    const stored: StoredDocument[] = parsed.map((entry) => ({
+      key: entry.document.key,
+      video_key: entry.document.videoKey ?? null,
+      terms: entry.terms.map((term) => ids.get(term) as number),
+      counts: entry.counts.map(packCounts),
+      length: entry.length,
+      exact: entry.counts,
+    }));
     await client.query(
       `INSERT INTO lexical_docs (index, key, video_key, terms, counts, length)
         SELECT $1, d.key, d.video_key, string_to_array(d.terms, ',')::integer[], string_to_array(d.counts, ',')::integer[], d.length
         FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::integer[]) AS d(key, video_key, terms, counts, length)`,
       [
         lexicalIndexes[index],
-        parsed.map((entry) => entry.document.key),
-        parsed.map((entry) => entry.document.videoKey ?? null),
-        // A term in the visual field is listed again as its negated id (with a count of 0), so a search of visual words
-        // alone takes its candidates from the visual field instead of every document that says the word.
-        parsed.map((entry) =>
-          [
-            ...entry.terms.map((term) => ids.get(term)),
-            ...(index === "entity" ? [] : entry.terms.filter((_, at) => (entry.counts[at]?.[2] ?? 0) > 0).map((term) => -(ids.get(term) ?? 0))),
-          ].join(","),
-        ),
-        parsed.map((entry) =>
-          [...entry.counts.map(packCounts), ...(index === "entity" ? [] : entry.counts.filter((counts) => (counts[2] ?? 0) > 0).map(() => 0))].join(","),
-        ),
-        parsed.map((entry) => entry.length),
+        stored.map((entry) => entry.key),
+        stored.map((entry) => entry.video_key),
+        stored.map((entry) => entry.terms.join(",")),
+        stored.map((entry) => entry.counts.join(",")),
+        stored.map((entry) => entry.length),
       ],
     );
     await this.addTotals(client, index, documents.length, parsed.reduce((sum, entry) => sum + entry.length, 0));
+    await this.addPostings(client, index, stored);
   }
 
   /** Removes documents by key (those not there are ignored), keeping statistics in step. */
   async remove(client: PoolClient, index: LexicalIndexName, keys: number[]): Promise<void> {
     if (keys.length === 0) return;
     const { rows } = await client.query<StoredDocument>(
-      `DELETE FROM lexical_docs WHERE index = $1 AND key = ANY($2::bigint[]) RETURNING terms, counts, length`,
+      `DELETE FROM lexical_docs WHERE index = $1 AND key = ANY($2::bigint[]) RETURNING key, video_key, terms, counts, length`,
       [lexicalIndexes[index], keys],
     );
     await this.forget(client, index, rows);
@@ -117,7 +149,7 @@ export class LexicalIndex {
   /** Removes the clip documents of a video. */
   async removeVideoClips(client: PoolClient, videoKey: number): Promise<void> {
     const { rows } = await client.query<StoredDocument>(
-      `DELETE FROM lexical_docs WHERE index = $1 AND key IN (SELECT key FROM clips WHERE video_key = $2) RETURNING terms, counts, length`,
+      `DELETE FROM lexical_docs WHERE index = $1 AND key IN (SELECT key FROM clips WHERE video_key = $2) RETURNING key, video_key, terms, counts, length`,
       [lexicalIndexes.clip, videoKey],
     );
     await this.forget(client, "clip", rows);
@@ -127,6 +159,7 @@ export class LexicalIndex {
     if (rows.length === 0) return;
     const delta = new Map<number, number[]>();
     for (const row of rows) {
+      // Schema 1 also listed a visual term under its negated id; those never had statistics of their own.
       for (const [at, id] of row.terms.entries()) {
         if (id > 0) addCounts(delta, id, maskCounts(fieldMask(unpackCounts(row.counts[at] ?? 0))), -1);
       }
@@ -141,6 +174,7 @@ export class LexicalIndex {
     );
     await client.query(`DELETE FROM lexical_terms WHERE id = ANY($1::integer[]) AND documents[7] <= 0`, [ids]);
     await this.addTotals(client, index, -rows.length, -rows.reduce((sum, row) => sum + row.length, 0));
+    await this.removePostings(client, index, rows);
   }
 
   /** Adds per-term counts, creating terms on first use; their ids. Terms in a fixed order, so two writers lock alike. */
@@ -167,6 +201,69 @@ export class LexicalIndex {
     ]);
   }
 
+  /** Adds a block per term for these documents, then merges the terms' small blocks that have filled a tier. */
+  private async addPostings(client: PoolClient, index: LexicalIndexName, documents: StoredDocument[]): Promise<void> {
+    const lists = postingLists(documents);
+    const terms = [...lists.keys()].sort((x, y) => x - y);
+    await writeBlocks(client, index, terms.map((term) => ({ term, postings: lists.get(term) as Postings })));
+    const { rows } = await client.query<{ term: number; first_key: number; postings: number }>(
+      `SELECT term, first_key, postings FROM lexical_postings WHERE index = $1 AND term = ANY($2::integer[]) AND postings < $3`,
+      [lexicalIndexes[index], terms, blockPostings],
+    );
+    const tiers = new Map<string, { term: number; firstKey: number }[]>();
+    for (const row of rows) {
+      const group = `${row.term}:${tier(row.postings)}`;
+      const blocks = tiers.get(group) ?? [];
+      blocks.push({ term: row.term, firstKey: row.first_key });
+      tiers.set(group, blocks);
+    }
+    const merge = [...tiers.values()].filter((blocks) => blocks.length >= mergeFanIn).flat();
+    if (merge.length === 0) return;
+    // A block another writer merged meanwhile is gone, and what is left is merged.
+    const blocks = await takeBlocks(client, index, merge);
+    const merged = [...groupBlocks(blocks)].map(([term, list]) => ({ term, postings: sortPostings(list) }));
+    await writeBlocks(client, index, merged);
+  }
+
+  /** Takes removed documents out of their terms' posting lists. */
+  private async removePostings(client: PoolClient, index: LexicalIndexName, documents: StoredDocument[]): Promise<void> {
+    const removed = new Map<number, Set<number>>();
+    for (const document of documents) {
+      for (const id of document.terms) if (id > 0) removed.set(id, (removed.get(id) ?? new Set()).add(document.key));
+    }
+    const keys = documents.map((document) => document.key);
+    const { rows } = await client.query<Block & { last_key: number }>(
+      `SELECT term, first_key, last_key, postings FROM lexical_postings
+        WHERE index = $1 AND term = ANY($2::integer[]) AND first_key <= $4 AND last_key >= $3 ORDER BY term, first_key`,
+      [lexicalIndexes[index], [...removed.keys()], keys.reduce((x, y) => Math.min(x, y)), keys.reduce((x, y) => Math.max(x, y))],
+    );
+    const touched = rows.filter((row) => [...(removed.get(row.term) ?? [])].some((key) => key >= row.first_key && key <= row.last_key));
+    if (touched.length === 0) return;
+    const blocks = await takeBlocks(client, index, touched.map((block) => ({ term: block.term, firstKey: block.first_key })));
+    const kept = blocks.map((block) => {
+      const list = emptyPostings(block.postings);
+      decodePostings(block.data, block.first_key, block.postings, list);
+      const gone = removed.get(block.term) ?? new Set<number>();
+      const left = emptyPostings(list.size);
+      for (let at = 0; at < list.size; at++) {
+        const key = list.keys[at] as number;
+        if (!gone.has(key)) addPosting(left, key, list.videoKeys[at] as number, list.counts.subarray(at * 3, at * 3 + 3), list.lengths[at] as number);
+      }
+      return { term: block.term, postings: left };
+    });
+    await writeBlocks(client, index, kept.filter((block) => block.postings.size > 0));
+  }
+
+  /** The posting lists of these terms. */
+  private async readPostings(client: PoolClient, index: LexicalIndexName, terms: number[]): Promise<Map<number, Postings>> {
+    if (terms.length === 0) return new Map();
+    const { rows } = await client.query<Block>(`SELECT term, first_key, postings, data FROM lexical_postings WHERE index = $1 AND term = ANY($2::integer[])`, [
+      lexicalIndexes[index],
+      terms,
+    ]);
+    return groupBlocks(rows);
+  }
+
   /** How many documents hold each term (any field) and how many documents there are. */
   async documentFrequency(client: PoolClient, index: LexicalIndexName, texts: string[], loadFields: FieldLoader): Promise<{ frequencies: Map<string, number>; documentCount: number }> {
     const totals = await this.totals(client, index);
@@ -188,7 +285,7 @@ export class LexicalIndex {
     const weights = query.fieldWeights;
     const mask = fieldMask(weights);
     if (mask === 0 || query.limit <= 0) return [];
-    // Terms that tokenize into one word are ranked in SQL; several words make a phrase, counted from the text.
+    // Terms that tokenize into one word are ranked from their posting lists; several words make a phrase, counted from the text.
     const single = new Map<string, number>();
     const phrases: { tokens: string[]; weight: number }[] = [];
     for (const [text, weight] of query.terms) {
@@ -206,72 +303,108 @@ export class LexicalIndex {
     if (totals.documents === 0) return [];
     const averageLength = totals.tokens / totals.documents;
     const idf = (hits: number): number => Math.max(Math.log((totals.documents - hits + 0.5) / (hits + 0.5)), 1e-6);
+    const saturation = (frequency: number, length: number): number => (frequency * (k1 + 1)) / (frequency + k1 * (1 - b + (b * length) / averageLength));
+    const allowed = query.videoKeys ? new Set(query.videoKeys) : undefined;
 
-    const scores = new Map<number, number>();
     // A term no document holds in the searched fields scores nothing and matches nothing.
-    const known = [...(await this.lookup(client, index, [...single.keys()], mask))].filter(([, term]) => term.count > 0);
-    if (known.length > 0) {
-      const ids = known.map(([, term]) => term.id);
-      const termWeights = known.map(([text, term]) => (single.get(text) ?? 0) * idf(term.count));
-      // Visual words alone: candidates through the visual field's negated ids (see `put`).
-      const candidateIds = (list: number[]): number[] => (mask === 4 && index !== "entity" ? list.map((id) => -id) : list);
-      const rank = async (candidates: number[], limit: number | null): Promise<{ key: number; score: number }[]> =>
-        (
-          await client.query<{ key: number; score: number }>(
-            // Per candidate, each query term is found with array_position (a scan of the document's term ids in C):
-            // measured 2.4x faster than unnesting every document's terms (191 against 468 ms for "make water", 33k of
-            // 101,684 clip documents).
-            `SELECT d.key, sum(m.weight * m.f * ${k1 + 1} / (m.f + ${k1} * (${1 - b} + ${b} * d.length / $4::float8)))::float8 AS score
-            FROM lexical_docs d
-              CROSS JOIN LATERAL (
-                SELECT q.weight, (c & 1023) * $5::float8 + ((c >> 10) & 1023) * $6::float8 + (c >> 20) * $7::float8 AS f
-                FROM unnest($2::integer[], $3::float8[]) AS q(id, weight), LATERAL array_position(d.terms, q.id) AS p,
-                  LATERAL (SELECT d.counts[p] AS c) packed
-                WHERE p IS NOT NULL
-              ) m
-            WHERE d.index = $1 AND d.terms && $9::integer[] AND m.f > 0 ${query.videoKeys ? "AND d.video_key = ANY($10::bigint[])" : ""}
-            GROUP BY d.key ORDER BY score DESC, d.key LIMIT $8`,
-            [
-              lexicalIndexes[index], ids, termWeights, averageLength, weights[0] ?? 0, weights[1] ?? 0, weights[2] ?? 0, limit, candidateIds(candidates),
-              ...(query.videoKeys ? [query.videoKeys] : []),
-            ],
-          )
-        ).rows;
-      const limit = phrases.length > 0 ? null : Math.floor(query.limit);
-      // MaxScore: a term adds at most weight · idf · (k1 + 1) to a document, however often it occurs. Common terms
-      // ("make" is in 6,893 of 8,648 how-to videos; its idf is the 1e-6 floor) bring most candidates and little score.
-      // A first pass takes candidates from the two strongest terms (scored with every term): its k-th score is a floor
-      // for the true one. Terms whose bounds, weakest first, sum below that floor cannot alone put a document in the top
-      // k, so the second pass takes candidates from the other terms only; its top k is exact. When the first pass finds
-      // fewer than k documents, every term brings candidates, as without pruning.
-      let rows: { key: number; score: number }[];
-      if (limit === null || ids.length <= 2) rows = await rank(ids, limit);
-      else {
-        const byBound = termWeights.map((weight, at) => ({ id: ids[at] as number, bound: weight * (k1 + 1) })).sort((x, y) => x.bound - y.bound);
-        const strongest = byBound.slice(-2).map((entry) => entry.id);
-        const first = await rank(strongest, limit);
-        const floor = first.length === limit ? (first.at(-1)?.score ?? 0) : 0;
-        let weak = 0;
-        let weakBound = 0;
-        while (weak < byBound.length && weakBound + (byBound[weak]?.bound ?? 0) < floor) weakBound += byBound[weak++]?.bound ?? 0;
-        const essential = byBound.slice(weak).map((entry) => entry.id);
-        rows = essential.length <= 2 && essential.every((id) => strongest.includes(id)) ? first : await rank(essential, limit);
+    const terms: QueryTerm[] = [...(await this.lookup(client, index, [...single.keys()], mask))]
+      .filter(([, term]) => term.count > 0)
+      .map(([text, term]) => {
+        const weight = (single.get(text) ?? 0) * idf(term.count);
+        return { id: term.id, weight, bound: weight * (k1 + 1) };
+      })
+      .sort((x, y) => y.bound - x.bound || x.id - y.id);
+    const scores = new Map<number, number>();
+    const score = async (ranked: QueryTerm[]): Promise<void> => {
+      const lists = await this.readPostings(client, index, ranked.map((term) => term.id));
+      for (const term of ranked) {
+        const list = lists.get(term.id);
+        if (!list) continue;
+        for (let at = 0; at < list.size; at++) {
+          if (allowed && !allowed.has(list.videoKeys[at] as number)) continue;
+          const frequency = (list.counts[at * 3] as number) * (weights[0] ?? 0) + (list.counts[at * 3 + 1] as number) * (weights[1] ?? 0) + (list.counts[at * 3 + 2] as number) * (weights[2] ?? 0);
+          if (frequency <= 0) continue;
+          const key = list.keys[at] as number;
+          scores.set(key, (scores.get(key) ?? 0) + term.weight * saturation(frequency, list.lengths[at] as number));
+        }
       }
-      for (const row of rows) scores.set(row.key, row.score);
+    };
+    const limit = Math.floor(query.limit);
+    if (phrases.length > 0 || terms.length <= 2) await score(terms);
+    else {
+      // MaxScore: a term adds at most weight · idf · (k1 + 1) to a document, however often it occurs. Common terms
+      // ("make" is in 6,893 of 8,648 how-to videos; its idf is the 1e-6 floor) have the longest lists and add little.
+      // The two strongest terms are scored first: the k-th score is a floor for the true k-th. The weakest other terms
+      // whose bounds sum below that floor cannot alone put a document in the top k: their lists are not read. The other
+      // lists are, and each document found keeps an exact partial score. A document may still reach the top k only if
+      // its partial score plus the skipped terms' bounds reaches the k-th partial score; those few are scored with the
+      // skipped terms from their own term lists, so the top k is exact.
+      await score(terms.slice(0, 2));
+      const floor = kthLargest(scores, limit);
+      const rest = terms.slice(2);
+      let skipped = 0;
+      let skippedBound = 0;
+      while (skipped < rest.length && skippedBound + (rest[rest.length - 1 - skipped]?.bound ?? 0) < floor) skippedBound += rest[rest.length - 1 - skipped++]?.bound ?? 0;
+      await score(rest.slice(0, rest.length - skipped));
+      const weak = rest.slice(rest.length - skipped);
+      if (weak.length > 0) {
+        const kth = kthLargest(scores, limit);
+        const open = [...scores].filter(([, partial]) => partial + skippedBound >= kth).map(([key]) => key);
+        await this.scoreDocuments(client, index, open, weak, weights, saturation, scores);
+      }
     }
-    if (phrases.length === 0) return [...scores];
-
     for (const phrase of phrases) {
       const hits = await this.phraseHits(client, index, phrase.tokens, weights, loadFields);
       const weight = phrase.weight * idf(hits.size);
-      const allowed = query.videoKeys ? new Set(query.videoKeys) : undefined;
       for (const [key, { frequency, length, videoKey }] of hits) {
         if (allowed && (videoKey === null || !allowed.has(videoKey))) continue;
-        const score = (weight * frequency * (k1 + 1)) / (frequency + k1 * (1 - b + (b * length) / averageLength));
-        scores.set(key, (scores.get(key) ?? 0) + score);
+        scores.set(key, (scores.get(key) ?? 0) + weight * saturation(frequency, length));
       }
     }
-    return [...scores].sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, Math.floor(query.limit));
+    const kth = kthLargest(scores, limit);
+    return [...scores]
+      .filter(([, value]) => value >= kth)
+      .sort((x, y) => y[1] - x[1] || x[0] - y[0])
+      .slice(0, limit);
+  }
+
+  /** Adds the scores of `terms` to these documents, from the documents' own term lists. */
+  private async scoreDocuments(
+    client: PoolClient,
+    index: LexicalIndexName,
+    keys: number[],
+    terms: QueryTerm[],
+    weights: number[],
+    saturation: (frequency: number, length: number) => number,
+    scores: Map<number, number>,
+  ): Promise<void> {
+    if (keys.length === 0) return;
+    const { rows } = await client.query<StoredDocument>(`SELECT key, terms, counts, length FROM lexical_docs WHERE index = $1 AND key = ANY($2::bigint[])`, [
+      lexicalIndexes[index],
+      keys,
+    ]);
+    for (const row of rows) {
+      for (const term of terms) {
+        const at = row.terms.indexOf(term.id);
+        if (at < 0) continue;
+        let counts = unpackCounts(row.counts[at] ?? 0);
+        // A count packed as 1023 may be larger: the term's posting list has it as counted.
+        if (counts.includes(1023)) counts = (await this.postingOf(client, index, term.id, row.key)) ?? counts;
+        const frequency = counts.reduce((sum, count, field) => sum + count * (weights[field] ?? 0), 0);
+        if (frequency > 0) scores.set(row.key, (scores.get(row.key) ?? 0) + term.weight * saturation(frequency, row.length));
+      }
+    }
+  }
+
+  /** A document's counts per field in a term's posting list. */
+  private async postingOf(client: PoolClient, index: LexicalIndexName, term: number, key: number): Promise<number[] | undefined> {
+    const { rows } = await client.query<Block>(
+      `SELECT term, first_key, postings, data FROM lexical_postings WHERE index = $1 AND term = $2 AND first_key <= $3 AND last_key >= $3`,
+      [lexicalIndexes[index], term, key],
+    );
+    const list = groupBlocks(rows).get(term);
+    for (let at = 0; list && at < list.size; at++) if (list.keys[at] === key) return [...list.counts.subarray(at * 3, at * 3 + 3)];
+    return undefined;
   }
 
   /** Documents holding the phrase in a weighted field, with its weighted count, their length and video. */
@@ -286,18 +419,30 @@ export class LexicalIndex {
     const words = [...new Set(tokens)];
     const known = await this.lookup(client, index, words, 7);
     if (words.some((word) => !known.has(word))) return hits;
-    const { rows } = await client.query<{ key: number; length: number; video_key: number | null }>(
-      `SELECT key, length, video_key FROM lexical_docs WHERE index = $1 AND terms @> $2::integer[]`,
-      [lexicalIndexes[index], words.map((word) => known.get(word)?.id)],
-    );
-    if (rows.length === 0) return hits;
-    const texts = await loadFields(client, rows.map((row) => row.key));
-    const keys = rows.filter((row) => texts.has(row.key));
-    const sequences = this.tokens.sequences(keys.map((row) => texts.get(row.key) ?? []));
-    for (const [position, row] of keys.entries()) {
+    // Documents in every word's list: those of the shortest list, kept while each other list holds them.
+    const lists = [...(await this.readPostings(client, index, words.map((word) => known.get(word)?.id as number))).values()].sort((x, y) => x.size - y.size);
+    const [shortest, ...others] = lists;
+    if (!shortest || lists.length < words.length) return hits;
+    let candidates = new Map<number, { length: number; videoKey: number | null }>();
+    for (let at = 0; at < shortest.size; at++) {
+      candidates.set(shortest.keys[at] as number, { length: shortest.lengths[at] as number, videoKey: index === "entity" ? null : (shortest.videoKeys[at] as number) });
+    }
+    for (const list of others) {
+      const kept = new Map<number, { length: number; videoKey: number | null }>();
+      for (let at = 0; at < list.size; at++) {
+        const found = candidates.get(list.keys[at] as number);
+        if (found) kept.set(list.keys[at] as number, found);
+      }
+      candidates = kept;
+    }
+    if (candidates.size === 0) return hits;
+    const texts = await loadFields(client, [...candidates.keys()]);
+    const keys = [...candidates.keys()].filter((key) => texts.has(key));
+    const sequences = this.tokens.sequences(keys.map((key) => texts.get(key) ?? []));
+    for (const [position, key] of keys.entries()) {
       const fields = sequences[position] ?? [];
       const frequency = fields.reduce((sum, field, number) => sum + (weights[number] ?? 0) * countPhrase(field, tokens), 0);
-      if (frequency > 0) hits.set(row.key, { frequency, length: row.length, videoKey: row.video_key });
+      if (frequency > 0) hits.set(key, { frequency, ...(candidates.get(key) as { length: number; videoKey: number | null }) });
     }
     return hits;
   }
@@ -319,6 +464,156 @@ export class LexicalIndex {
     );
     return rows[0] ?? { documents: 0, tokens: 0 };
   }
+}
+
+/**
+ * Schema 2's posting lists, built from the documents' term lists that schema 1 kept (inside the migration's
+ * transaction): documents are read in key order a batch at a time, and a term's list is written as a block each time it
+ * fills one. Schema 1 kept at most 1023 of a term in a field; documents with such a count (a whole long video) are then
+ * indexed again from their text, so their lists have the counts as counted.
+ */
+export async function buildPostingLists(client: PoolClient, loaders: Record<LexicalIndexName, FieldLoader>): Promise<void> {
+  for (const index of Object.keys(lexicalIndexes) as LexicalIndexName[]) {
+    const pending = new Map<number, StoredDocument[]>();
+    const flush = async (onlyFull: boolean): Promise<void> => {
+      const lists = [...pending].filter(([, documents]) => !onlyFull || documents.length >= blockPostings);
+      for (const [term] of lists) pending.delete(term);
+      const blocks = lists.map(([term, documents]) => ({ term, postings: postingLists(documents, term).get(term) as Postings }));
+      await writeBlocks(client, index, blocks);
+    };
+    let after = -Infinity;
+    let read = 0;
+    for (;;) {
+      const { rows } = await client.query<StoredDocument>(
+        `SELECT key, video_key, terms, counts, length FROM lexical_docs WHERE index = $1 AND key > $2 ORDER BY key LIMIT 5000`,
+        [lexicalIndexes[index], Number.isFinite(after) ? after : -1],
+      );
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        for (const id of row.terms) {
+          if (id <= 0) continue;
+          const documents = pending.get(id);
+          if (documents) documents.push(row);
+          else pending.set(id, [row]);
+        }
+      }
+      after = rows.at(-1)?.key ?? after;
+      read += rows.length;
+      // Full lists as they fill; every list each 200,000 documents, so memory stays bounded on a large library.
+      await flush(read % 200_000 !== 0);
+    }
+    await flush(false);
+    const { rows } = await client.query<{ key: number; video_key: number | null }>(
+      `SELECT key, video_key FROM lexical_docs
+        WHERE index = $1 AND EXISTS (SELECT FROM unnest(counts) c WHERE c & 1023 = 1023 OR (c >> 10) & 1023 = 1023 OR (c >> 20) & 1023 = 1023)`,
+      [lexicalIndexes[index]],
+    );
+    if (rows.length === 0) continue;
+    const tokens = new Fts5Tokens();
+    try {
+      const fields = await loaders[index](client, rows.map((row) => row.key));
+      const documents = rows.map((row) => ({ key: row.key, ...(row.video_key === null ? {} : { videoKey: row.video_key }), fields: fields.get(row.key) ?? [] }));
+      await new LexicalIndex(tokens).put(client, index, documents);
+    } finally {
+      tokens.close();
+    }
+  }
+}
+
+/**
+ * Deletes these blocks and returns them, for writing back changed; one already gone is left out. Writers of one term
+ * take turns already: a transaction changes a term's list only after changing its statistics in `lexical_terms`, which
+ * locks that row until it commits, and each statement then sees the list as the one before left it. The blocks are also
+ * locked, in one order.
+ */
+async function takeBlocks(client: PoolClient, index: LexicalIndexName, blocks: { term: number; firstKey: number }[]): Promise<Block[]> {
+  const { rows } = await client.query<Block>(
+    `DELETE FROM lexical_postings WHERE (index, term, first_key) IN (
+        SELECT index, term, first_key FROM lexical_postings
+        WHERE index = $1 AND (term, first_key) IN (SELECT * FROM unnest($2::integer[], $3::bigint[]))
+        ORDER BY term, first_key FOR UPDATE)
+      RETURNING term, first_key, postings, data`,
+    [lexicalIndexes[index], blocks.map((block) => block.term), blocks.map((block) => block.firstKey)],
+  );
+  return rows;
+}
+
+/** Writes each term's postings (ordered by key) as blocks of at most `blockPostings`. */
+async function writeBlocks(client: PoolClient, index: LexicalIndexName, lists: { term: number; postings: Postings }[]): Promise<void> {
+  const rows: { term: number; firstKey: number; lastKey: number; count: number; data: Buffer }[] = [];
+  for (const { term, postings } of lists) {
+    for (let from = 0; from < postings.size; from += blockPostings) {
+      const to = Math.min(from + blockPostings, postings.size);
+      rows.push({ term, firstKey: postings.keys[from] as number, lastKey: postings.keys[to - 1] as number, count: to - from, data: encodePostings(postings, from, to) });
+    }
+  }
+  if (rows.length === 0) return;
+  await client.query(
+    `INSERT INTO lexical_postings (index, term, first_key, last_key, postings, data)
+      SELECT $1, * FROM unnest($2::integer[], $3::bigint[], $4::bigint[], $5::integer[], $6::bytea[])`,
+    [lexicalIndexes[index], rows.map((row) => row.term), rows.map((row) => row.firstKey), rows.map((row) => row.lastKey), rows.map((row) => row.count), rows.map((row) => row.data)],
+  );
+}
+
+/** Each term's postings from these documents, ordered by key; only `term`'s when given. */
+function postingLists(documents: StoredDocument[], term?: number): Map<number, Postings> {
+  const sizes = new Map<number, number>();
+  for (const document of documents) {
+    for (const id of document.terms) if (id > 0 && (term === undefined || id === term)) sizes.set(id, (sizes.get(id) ?? 0) + 1);
+  }
+  const lists = new Map([...sizes].map(([id, size]) => [id, emptyPostings(size)]));
+  for (const document of [...documents].sort((x, y) => x.key - y.key)) {
+    for (const [at, id] of document.terms.entries()) {
+      const list = lists.get(id);
+      if (list) addPosting(list, document.key, document.video_key ?? 0, document.exact?.[at] ?? unpackCounts(document.counts[at] ?? 0), document.length);
+    }
+  }
+  return lists;
+}
+
+/** Blocks decoded and joined per term. */
+function groupBlocks(blocks: Block[]): Map<number, Postings> {
+  const sizes = new Map<number, number>();
+  for (const block of blocks) sizes.set(block.term, (sizes.get(block.term) ?? 0) + block.postings);
+  const lists = new Map([...sizes].map(([term, size]) => [term, emptyPostings(size)]));
+  for (const block of blocks) decodePostings(block.data, block.first_key, block.postings, lists.get(block.term) as Postings);
+  return lists;
+}
+
+/** The k-th largest of the values (0 when there are fewer than k), by a min-heap of k. */
+function kthLargest(values: Map<number, number>, k: number): number {
+  if (k <= 0) return Infinity;
+  if (values.size < k) return 0;
+  const heap = new Float64Array(k);
+  let size = 0;
+  const siftDown = (): void => {
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let least = at;
+      if (left < size && (heap[left] as number) < (heap[least] as number)) least = left;
+      if (right < size && (heap[right] as number) < (heap[least] as number)) least = right;
+      if (least === at) return;
+      [heap[at], heap[least]] = [heap[least] as number, heap[at] as number];
+      at = least;
+    }
+  };
+  for (const value of values.values()) {
+    if (size < k) {
+      let at = size++;
+      heap[at] = value;
+      while (at > 0 && (heap[(at - 1) >> 1] as number) > (heap[at] as number)) {
+        const parent = (at - 1) >> 1;
+        [heap[at], heap[parent]] = [heap[parent] as number, heap[at] as number];
+        at = parent;
+      }
+    } else if (value > (heap[0] as number)) {
+      heap[0] = value;
+      siftDown();
+    }
+  }
+  return size < k ? 0 : (heap[0] as number);
 }
 
 function addCounts<Key>(delta: Map<Key, number[]>, term: Key, counts: number[], sign: number): void {

@@ -2,11 +2,17 @@
 // a server shows: reopening, schema versions, a server that goes away.
 
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
-import { VideoRagError } from "../../spec/index.js";
+import { seededRandom } from "../../../scripts/seeded-random.js";
+import { VideoRagError, type LexicalQuery, type Store } from "../../spec/index.js";
 import { needsPostgres, startPostgres, type TestPostgres } from "../../test-support/postgres.js";
+import { openSqliteStore } from "../sqlite/sqlite-store.js";
 import { runStoreConformance, sampleVideo } from "../store-conformance.case.js";
+import { blockPostings } from "./lexical-index.js";
 import { postgresSchemaVersion } from "./postgres-schema.js";
 import { openPostgresStore } from "./postgres-store.js";
 
@@ -43,6 +49,116 @@ describe("Postgres store", { skip: needsPostgres }, () => {
       }
     } finally {
       await store.close();
+    }
+  });
+
+  test("posting lists stay exact through merges, removals, re-ingests and write-backs: every score equals SQLite's", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "videorag-pg-postings-"));
+    const sqlite = openSqliteStore(join(folder, "library.sqlite"));
+    const url = await server.createDatabase();
+    const postgres = await openPostgresStore(url);
+    try {
+      // Words of very different frequencies, so lists of every size tier are written, merged and cut.
+      const words = ["make", "water", "chain", "derailleur", "brake", "pedal", "wheel", "oil", "rust", "gear", "bolt", "spoke", "tyre", "saddle"];
+      const visualWords = ["person", "bicycle", "car", "bottle"];
+      const draw = seededRandom(7);
+      const random = () => draw() + 0.5;
+      const pick = (list: string[], count: number): string => Array.from({ length: count }, () => list[Math.floor(random() * list.length * random())]).join(" ");
+      const video = (id: string, clips: number) => {
+        const content = sampleVideo(id, Array.from({ length: clips }, () => pick(words, 4 + Math.floor(random() * 20))), { screen: Array.from({ length: clips }, () => (random() < 0.3 ? pick(words, 3) : "")) });
+        for (const clip of content.clips) clip.visual = random() < 0.5 ? pick(visualWords, 2) : "";
+        return content;
+      };
+      const both = async (work: (store: Store) => Promise<unknown>) => {
+        await work(sqlite);
+        await work(postgres);
+      };
+      for (let at = 0; at < 60; at++) {
+        const content = video(`v${at}`, 1 + (at % 7));
+        await both((store) => store.commitVideo(content));
+      }
+      for (const id of ["v3", "v17", "v40"]) await both((store) => store.removeVideo(id));
+      for (const id of ["v5", "v18", "v61"]) {
+        const content = video(id, 3);
+        await both((store) => store.commitVideo(content));
+      }
+      const rewritten = { ...video("v9", 2).clips[1], videoId: "v9", index: 1 } as never;
+      await both((store) => store.writeBack({ videoId: "v9", documents: [rewritten], replaces: [], segments: [], vectors: [], stages: [] }));
+      const long = video("long", blockPostings + 200);
+      for (const clip of long.clips) clip.transcript = `make ${clip.transcript}`;
+      await both((store) => store.commitVideo(long));
+      const longClip = { ...video("long", 1).clips[0], videoId: "long", index: 100 } as never;
+      await both((store) => store.writeBack({ videoId: "long", documents: [longClip], replaces: [], segments: [], vectors: [], stages: [] }));
+      const client = new pg.Client(url);
+      await client.connect();
+      const { rows } = await client.query<{ largest: number; merged: number }>(
+        `SELECT max(postings) AS largest, count(*) FILTER (WHERE postings BETWEEN 8 AND $1 - 1)::integer AS merged FROM lexical_postings WHERE index = 0`,
+        [blockPostings],
+      );
+      await client.end();
+      assert.equal(rows[0]?.largest, blockPostings - 1, "a full block, less the clip written back");
+      assert.ok((rows[0]?.merged ?? 0) > 0, "merged blocks");
+
+      const queries: LexicalQuery[] = [
+        { terms: [{ text: "make", weight: 1 }, { text: "water", weight: 1 }, { text: "derailleur", weight: 2 }], limit: 5 },
+        { terms: ["make", "water", "chain", "brake", "oil", "rust"].map((text) => ({ text, weight: 1 })), limit: 3 },
+        { terms: ["spoke", "tyre", "make"].map((text) => ({ text, weight: 1 })), limit: 1000 },
+        { terms: [{ text: "bicycle", weight: 1 }, { text: "bottle", weight: 1 }], fieldWeights: { transcript: 0, screen: 0, visual: 1 }, limit: 10 },
+        { terms: [{ text: "gear", weight: 1 }, { text: "wheel", weight: 1 }], phrases: ["make water"], limit: 10 },
+        { terms: ["make", "water", "oil", "bolt"].map((text) => ({ text, weight: 1 })), videoIds: ["v1", "v2", "v9", "v20", "v3"], limit: 4 },
+      ];
+      const rounded = (score: number) => Number(score.toPrecision(9));
+      for (const query of queries) {
+        const [clips, videos] = [await sqlite.searchClips(query), await sqlite.searchVideos(query)];
+        assert.ok(clips.length > 0, JSON.stringify(query));
+        const label = JSON.stringify(query.terms.map((term) => term.text));
+        // Scores equal; the order among equal scores is by key on each store, and keys differ between them.
+        const same = (matches: { score: number }[], key: (match: never) => string) => matches.map((match) => `${rounded(match.score)} ${key(match as never)}`).sort();
+        const clipKey = (match: { videoId: string; clipIndex: number }) => `${match.videoId}#${match.clipIndex}`;
+        const pgClips = await postgres.searchClips(query);
+        assert.deepEqual(pgClips.map((match) => rounded(match.score)), clips.map((match) => rounded(match.score)), `clips ${label}`);
+        const above = (matches: { score: number }[], last: number) => matches.filter((match) => rounded(match.score) > last);
+        const lastClip = rounded(clips.at(-1)?.score ?? 0);
+        assert.deepEqual(same(above(pgClips, lastClip), clipKey), same(above(clips, lastClip), clipKey), `clips ${label}`);
+        const pgVideos = await postgres.searchVideos(query);
+        const lastVideo = rounded(videos.at(-1)?.score ?? 0);
+        const videoKey = (match: { videoId: string }) => match.videoId;
+        assert.deepEqual(pgVideos.map((match) => rounded(match.score)), videos.map((match) => rounded(match.score)), `videos ${label}`);
+        assert.deepEqual(same(above(pgVideos, lastVideo), videoKey), same(above(videos, lastVideo), videoKey), `videos ${label}`);
+      }
+    } finally {
+      await postgres.close();
+      await sqlite.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  test("a schema 1 library is migrated: its posting lists are built from its documents, and every search ranks as before", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore(url);
+    const queries: LexicalQuery[] = [
+      { terms: [{ text: "make", weight: 1 }, { text: "chain", weight: 1 }], limit: 20 },
+      { terms: [{ text: "derailleur", weight: 1 }], phrases: ["make the"], limit: 20 },
+    ];
+    const ranked = async (target: Store) => Promise.all(queries.flatMap((query) => [target.searchClips(query), target.searchVideos(query)]));
+    try {
+      await store.commitVideo(sampleVideo("long", Array.from({ length: blockPostings + 10 }, (_, at) => `make the chain ${at % 9 === 0 ? "derailleur" : ""}`)));
+      for (let at = 0; at < 12; at++) await store.commitVideo(sampleVideo(`v${at}`, [`make the ${"chain ".repeat(at % 3)}`, at % 2 ? "derailleur bolt" : "water"]));
+      const before = await ranked(store);
+      await store.close();
+      // What schema 1 had: no posting lists.
+      const client = new pg.Client(url);
+      await client.connect();
+      await client.query("DROP TABLE lexical_postings; UPDATE videorag_schema SET version = 1");
+      await client.end();
+      const migrated = await openPostgresStore(url);
+      try {
+        assert.deepEqual(await ranked(migrated), before);
+      } finally {
+        await migrated.close();
+      }
+    } finally {
+      await store.close().catch(() => undefined);
     }
   });
 

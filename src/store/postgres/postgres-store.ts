@@ -50,7 +50,7 @@ import {
 } from "../store-checks.js";
 import { Fts5Tokens } from "./fts5-tokens.js";
 import { redactUrl } from "./postgres-url.js";
-import { LexicalIndex, type FieldLoader } from "./lexical-index.js";
+import { buildPostingLists, LexicalIndex, type FieldLoader } from "./lexical-index.js";
 import { migratePostgres } from "./postgres-schema.js";
 
 export interface PostgresStoreOptions {
@@ -164,6 +164,40 @@ const videoColumns = `key, id, status, path, title, kind, duration_seconds, size
   times_estimated, ingested_at, clip_count, fingerprint`;
 const entityColumns = `e.key, e.name_key, e.name, e.type, e.description, e.stale, e.change_sequence`;
 
+/** Clip documents' text, for counting phrases. */
+const clipFields: FieldLoader = async (client, keys) => {
+  const { rows } = await client.query<{ key: number; transcript: string; screen: string; visual: string }>(
+    `SELECT key, transcript, screen, visual FROM clips WHERE key = ANY($1::bigint[])`,
+    [keys],
+  );
+  return new Map(rows.map((row) => [row.key, [row.transcript, row.screen, row.visual]]));
+};
+
+/** Whole-video documents' text, rebuilt from their clips as they were indexed. */
+const videoFields: FieldLoader = async (client, keys) => {
+  const { rows } = await client.query<{ video_key: number; transcript: string; screen: string; visual: string }>(
+    `SELECT video_key, transcript, screen, visual FROM clips WHERE video_key = ANY($1::bigint[]) ORDER BY video_key, clip_index`,
+    [keys],
+  );
+  const byVideo = new Map<number, { transcript: string; screen: string; visual: string }[]>();
+  for (const row of rows) {
+    const clips = byVideo.get(row.video_key) ?? [];
+    clips.push(row);
+    byVideo.set(row.video_key, clips);
+  }
+  return new Map([...byVideo].map(([key, clips]) => [key, videoDocument(clips)]));
+};
+
+const entityFields: FieldLoader = async (client, keys) => {
+  const { rows } = await client.query<{ key: number; names: string; description: string }>(
+    `SELECT e.key, concat_ws(E'\\n', e.name, (SELECT string_agg(a.name, E'\\n' ORDER BY a.name_key) FROM entity_aliases a
+        WHERE a.entity_key = e.key)) AS names, e.description
+      FROM entities e WHERE e.key = ANY($1::bigint[])`,
+    [keys],
+  );
+  return new Map(rows.map((row) => [row.key, [row.names, row.description]]));
+};
+
 /**
  * Opens a library database, creating its tables (and the pgvector extension) when it is new. Throws STORE_UNAVAILABLE
  * when the server cannot be reached, STORE_FAILED when the database cannot be used (no pgvector, no rights, newer schema).
@@ -182,7 +216,9 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   try {
     const client = await pool.connect();
     try {
-      await migratePostgres(client, where);
+      await migratePostgres(client, where, {
+        buildPostingLists: (client) => buildPostingLists(client, { clip: clipFields, video: videoFields, entity: entityFields }),
+      });
     } finally {
       client.release();
     }
@@ -260,50 +296,16 @@ class PostgresStore implements Store {
     return rows.map((row) => row.key);
   }
 
-  /** Clip documents' text, for counting phrases. */
-  private readonly clipFields: FieldLoader = async (client, keys) => {
-    const { rows } = await client.query<{ key: number; transcript: string; screen: string; visual: string }>(
-      `SELECT key, transcript, screen, visual FROM clips WHERE key = ANY($1::bigint[])`,
-      [keys],
-    );
-    return new Map(rows.map((row) => [row.key, [row.transcript, row.screen, row.visual]]));
-  };
-
-  /** Whole-video documents' text, rebuilt from their clips as they were indexed. */
-  private readonly videoFields: FieldLoader = async (client, keys) => {
-    const { rows } = await client.query<{ video_key: number; transcript: string; screen: string; visual: string }>(
-      `SELECT video_key, transcript, screen, visual FROM clips WHERE video_key = ANY($1::bigint[]) ORDER BY video_key, clip_index`,
-      [keys],
-    );
-    const byVideo = new Map<number, { transcript: string; screen: string; visual: string }[]>();
-    for (const row of rows) {
-      const clips = byVideo.get(row.video_key) ?? [];
-      clips.push(row);
-      byVideo.set(row.video_key, clips);
-    }
-    return new Map([...byVideo].map(([key, clips]) => [key, videoDocument(clips)]));
-  };
-
-  private readonly entityFields: FieldLoader = async (client, keys) => {
-    const { rows } = await client.query<{ key: number; names: string; description: string }>(
-      `SELECT e.key, concat_ws(E'\\n', e.name, (SELECT string_agg(a.name, E'\\n' ORDER BY a.name_key) FROM entity_aliases a
-          WHERE a.entity_key = e.key)) AS names, e.description
-        FROM entities e WHERE e.key = ANY($1::bigint[])`,
-      [keys],
-    );
-    return new Map(rows.map((row) => [row.key, [row.names, row.description]]));
-  };
-
   /** Re-indexes entities from their name, aliases and description. */
   private async indexEntities(client: PoolClient, keys: number[]): Promise<void> {
     if (keys.length === 0) return;
-    const fields = await this.entityFields(client, keys);
+    const fields = await entityFields(client, keys);
     await this.lexical.put(client, "entity", [...fields].map(([key, texts]) => ({ key, fields: texts })));
   }
 
   /** Re-indexes a video's whole-video document from its clips. */
   private async indexVideo(client: PoolClient, videoKey: number): Promise<void> {
-    const fields = await this.videoFields(client, [videoKey]);
+    const fields = await videoFields(client, [videoKey]);
     await this.lexical.put(client, "video", [{ key: videoKey, videoKey, fields: fields.get(videoKey) ?? ["", "", ""] }]);
   }
 
@@ -929,7 +931,7 @@ class PostgresStore implements Store {
       client,
       index,
       { terms, phrases, fieldWeights: weights, limit, ...(videoKeys ? { videoKeys } : {}) },
-      index === "clip" ? this.clipFields : this.videoFields,
+      index === "clip" ? clipFields : videoFields,
     );
   }
 
@@ -1001,7 +1003,7 @@ class PostgresStore implements Store {
 
   async termDocumentFrequency(terms: string[]): Promise<{ frequencies: Map<string, number>; documentCount: number }> {
     // A term with no token counts 0 there, as FTS5 has nothing to match it with.
-    return this.read("cannot count terms", (client) => this.lexical.documentFrequency(client, "clip", terms, this.clipFields));
+    return this.read("cannot count terms", (client) => this.lexical.documentFrequency(client, "clip", terms, clipFields));
   }
 
   async searchEntities(query: { terms: { text: string; weight: number }[]; limit: number; videoIds?: string[] }): Promise<EntityMatch[]> {
@@ -1014,7 +1016,7 @@ class PostgresStore implements Store {
       let matches: [number, number][];
       if (query.videoIds) {
         // Entities with a source in those videos: ranked among all, then kept, as SQLite's filtered MATCH does.
-        const all = await this.lexical.search(client, "entity", { terms, phrases: [], fieldWeights, limit: Number.MAX_SAFE_INTEGER }, this.entityFields);
+        const all = await this.lexical.search(client, "entity", { terms, phrases: [], fieldWeights, limit: Number.MAX_SAFE_INTEGER }, entityFields);
         const { rows } = await client.query<{ key: number }>(
           `SELECT DISTINCT s.entity_key AS key FROM entity_sources s JOIN videos v ON v.key = s.video_key
             WHERE v.status = 'ready' AND v.id = ANY($1::text[]) AND s.entity_key = ANY($2::bigint[])`,
@@ -1023,7 +1025,7 @@ class PostgresStore implements Store {
         const kept = new Set(rows.map((row) => row.key));
         matches = all.filter(([key]) => kept.has(key)).slice(0, limit);
       } else {
-        matches = await this.lexical.search(client, "entity", { terms, phrases: [], fieldWeights, limit }, this.entityFields);
+        matches = await this.lexical.search(client, "entity", { terms, phrases: [], fieldWeights, limit }, entityFields);
       }
       if (matches.length === 0) return [];
       const { rows } = await client.query<EntityRow>(`SELECT ${entityColumns} FROM entities e WHERE e.key = ANY($1::bigint[])`, [matches.map(([key]) => key)]);
