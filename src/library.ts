@@ -19,8 +19,9 @@ import { openSqliteStore } from "./store/index.js";
 
 /** Every Store method, checked when a store is injected (a value built at run time the types cannot check). */
 const storeMethods: Record<keyof Store, true> = {
-  listVideos: true, getVideo: true, getFingerprint: true, removeVideo: true, loadStages: true, saveStage: true,
+  listVideos: true, getVideo: true, getVideos: true, getFingerprint: true, removeVideo: true, loadStages: true, saveStage: true,
   discardStages: true, commitVideo: true, searchClips: true, searchVideos: true, getClips: true, getSegments: true,
+  getSegmentRanges: true,
   termDocumentFrequency: true, addVectors: true, searchVectors: true, vectorSpaces: true, vectorCount: true,
   searchEntities: true, getEntity: true, entityChunks: true, relationsAmong: true, relationsOf: true, getChunks: true,
   staleEntities: true, setEntityDescriptions: true, graphStats: true, videoEntities: true, getFrames: true,

@@ -211,8 +211,9 @@ async function languageModelAnswer(
   // Evidence is built from text read beforehand: building it is synchronous.
   const segments = new Map<Hit, Segment[]>();
   const estimated = new Map<string, boolean>();
-  for (const moment of moments) {
-    segments.set(moment, await store.getSegments(moment.videoId, moment.startSecond, moment.endSecond));
+  const ranges = await store.getSegmentRanges(moments);
+  for (const [at, moment] of moments.entries()) {
+    segments.set(moment, ranges[at] ?? []);
     if (!estimated.has(moment.videoId)) estimated.set(moment.videoId, await context.timesEstimated(moment.videoId));
   }
   const evidence = buildEvidence(moments, {

@@ -28,8 +28,11 @@ export async function readExtractiveInput(
   }
   const sentences = new Map<Hit, Segment[]>();
   const estimated = new Map<string, boolean>();
-  for (const moment of moments) {
-    sentences.set(moment, await store.getSegments(moment.videoId, moment.startSecond - momentMarginSeconds, moment.endSecond + momentMarginSeconds));
+  const ranges = await store.getSegmentRanges(
+    moments.map((moment) => ({ videoId: moment.videoId, startSecond: moment.startSecond - momentMarginSeconds, endSecond: moment.endSecond + momentMarginSeconds })),
+  );
+  for (const [at, moment] of moments.entries()) {
+    sentences.set(moment, ranges[at] ?? []);
     estimated.set(moment.videoId, await timesEstimated(moment.videoId));
   }
   return {

@@ -88,8 +88,8 @@ export async function visualClips(
   const clips = await store.searchClips({ terms: query.terms, fieldWeights: { transcript: 0, screen: 0, visual: 1 }, limit: options.limit, ...filter });
   const keys = new Set(query.terms.flatMap((term) => tokenize(term.text).map(termKey)));
   // Each clip's segments are read first: the provenance callback is synchronous.
-  const segments = new Map<string, Awaited<ReturnType<Store["getSegments"]>>>();
-  for (const clip of clips) segments.set(clipKey(clip), await store.getSegments(clip.videoId, clip.startSecond, clip.endSecond));
+  const ranges = await store.getSegmentRanges(clips);
+  const segments = new Map(clips.map((clip, at) => [clipKey(clip), ranges[at] ?? []]));
   return ranked(clips, "visual", (clip) => {
     const seen = (segments.get(clipKey(clip)) ?? [])
       .filter((segment) => segment.source === "visual" && tokenize(segment.text).some((word) => keys.has(termKey(word))));

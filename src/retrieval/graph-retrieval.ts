@@ -72,14 +72,20 @@ export async function graphClips(store: Store, keywords: string[], options: Clip
     .slice(0, options.limit);
   const spans = new Map((await store.getChunks(chunks)).map((chunk) => [`${chunk.videoId}#${chunk.index}`, chunk]));
 
+  // The clips of every chunk in one read.
+  const clipKeys = chunks.flatMap((chunk) => {
+    const span = spans.get(`${chunk.videoId}#${chunk.chunkIndex}`);
+    return span ? Array.from({ length: span.clipEnd - span.clipStart + 1 }, (_, offset) => ({ videoId: chunk.videoId, clipIndex: span.clipStart + offset })) : [];
+  });
+  const clipDocuments = new Map((await store.getClips(clipKeys)).map((document) => [`${document.videoId}#${document.index}`, document]));
   const clips: ScoredClip[] = [];
   for (const chunk of chunks) {
     const span = spans.get(`${chunk.videoId}#${chunk.chunkIndex}`);
     if (!span) continue;
     const names = chunk.entities.sort((a, b) => b.weight - a.weight).map((entity) => entity.name);
     const nameKeys = names.map((name) => tokenize(name).map(termKey));
-    const documents = await store.getClips(
-      Array.from({ length: span.clipEnd - span.clipStart + 1 }, (_, offset) => ({ videoId: chunk.videoId, clipIndex: span.clipStart + offset })),
+    const documents = Array.from({ length: span.clipEnd - span.clipStart + 1 }, (_, offset) => clipDocuments.get(`${chunk.videoId}#${span.clipStart + offset}`)).filter(
+      (document) => document !== undefined,
     );
     // Which clip of the chunk names the most matched entities: a tenth of a point each, below one entity's weight.
     const inChunk = documents

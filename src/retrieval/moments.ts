@@ -1,7 +1,7 @@
 // Clip matches → moments: touching clips of one video merge into one span, which is shown by its best-matching
 // sentences and cited by its start and end second.
 
-import type { ClipMatch, Hit, SegmentSource, Store, Video } from "../spec/index.js";
+import type { ClipMatch, Hit, Segment, SegmentSource, Store, Video } from "../spec/index.js";
 import { termKey, tokenize } from "./query-analyzer.js";
 
 /** A merged span of matching clips, before it is described for display. */
@@ -76,9 +76,9 @@ function trimText(text: string, maxChars: number): string {
 async function describe(
   store: Store,
   moment: Moment,
+  segments: (Segment & { source: SegmentSource })[],
   termWeights: Map<string, number>,
 ): Promise<{ text: string; source: SegmentSource[]; startSecond?: number; endSecond?: number }> {
-  const segments = await store.getSegments(moment.videoId, moment.startSecond, moment.endSecond);
   const scored = segments.map((segment, position) => {
     const keys = new Set(tokenize(segment.text).map(termKey));
     let score = 0;
@@ -128,17 +128,34 @@ export async function momentsToHits(
   retriever: string,
   videos: Map<string, Video | undefined> = new Map(),
 ): Promise<Hit[]> {
+  return (await describeMoments(store, moments, terms, () => retriever, videos)).filter((hit) => hit !== undefined);
+}
+
+/** `momentsToHits` with each moment's own retriever, in the order given: undefined where its video is gone. */
+export async function describeMoments(
+  store: Store,
+  moments: Moment[],
+  terms: { text: string; weight: number }[],
+  retrieverOf: (at: number) => string,
+  videos: Map<string, Video | undefined> = new Map(),
+): Promise<(Hit | undefined)[]> {
   const termWeights = new Map<string, number>();
   for (const term of terms) {
     for (const token of tokenize(term.text)) termWeights.set(termKey(token), Math.max(termWeights.get(termKey(token)) ?? 0, term.weight));
   }
-  const hits: Hit[] = [];
-  for (const moment of moments) {
-    if (!videos.has(moment.videoId)) videos.set(moment.videoId, await store.getVideo(moment.videoId));
+  // The videos and segments of every moment in two reads, not two for each moment.
+  const unread = [...new Set(moments.map((moment) => moment.videoId))].filter((videoId) => !videos.has(videoId));
+  for (const [at, video] of (await store.getVideos(unread)).entries()) videos.set(unread[at] as string, video);
+  const segments = await store.getSegmentRanges(moments);
+  const hits: (Hit | undefined)[] = [];
+  for (const [at, moment] of moments.entries()) {
     const video = videos.get(moment.videoId);
-    if (!video) continue;
-    const { text, source, startSecond, endSecond } = await describe(store, moment, termWeights);
-    const hit: Hit = {
+    if (!video) {
+      hits.push(undefined);
+      continue;
+    }
+    const { text, source, startSecond, endSecond } = await describe(store, moment, segments[at] ?? [], termWeights);
+    hits.push({
       videoId: moment.videoId,
       path: video.path,
       title: video.title,
@@ -147,9 +164,8 @@ export async function momentsToHits(
       score: moment.score,
       text,
       source,
-      retriever,
-    };
-    hits.push(hit);
+      retriever: retrieverOf(at),
+    });
   }
   return hits;
 }

@@ -31,14 +31,20 @@ export async function rankVideos(store: Store, question: string, options: RankVi
     .map((match) => ({ ...match, score: match.score + settings.clipEvidenceWeight * (bestClip.get(match.videoId) ?? 0) }))
     .sort((a, b) => b.score - a.score || a.videoId.localeCompare(b.videoId))
     .slice(0, limit);
+  // Every video's moments are described together: one read of videos and one of segments for the whole ranking.
   const cache = new Map<string, Video | undefined>();
+  const moments = ranked.flatMap((match) => {
+    const best = strongClips(clips.filter((clip) => clip.videoId === match.videoId)).slice(0, settings.momentsPerVideo * 2);
+    return mergeClipMatches(best).slice(0, settings.momentsPerVideo);
+  });
+  const described = await momentsToHits(store, moments, query.terms, lexicalRetriever, cache);
+  const unread = ranked.map((match) => match.videoId).filter((videoId) => !cache.has(videoId));
+  for (const [at, video] of (await store.getVideos(unread)).entries()) cache.set(unread[at] as string, video);
   const hits: VideoHit[] = [];
   for (const match of ranked) {
-    const best = strongClips(clips.filter((clip) => clip.videoId === match.videoId)).slice(0, settings.momentsPerVideo * 2);
-    const moments = await momentsToHits(store, mergeClipMatches(best).slice(0, settings.momentsPerVideo), query.terms, lexicalRetriever, cache);
-    const video = cache.get(match.videoId) ?? (await store.getVideo(match.videoId));
+    const video = cache.get(match.videoId);
     if (!video) continue;
-    hits.push({ videoId: match.videoId, path: video.path, title: video.title, score: match.score, moments });
+    hits.push({ videoId: match.videoId, path: video.path, title: video.title, score: match.score, moments: described.filter((hit) => hit.videoId === match.videoId) });
   }
   return hits;
 }

@@ -21,7 +21,7 @@ import { VideoRagError, retrievalDefaults, retrievalModes, toVideoRagError } fro
 import { bm25Clips, clipKey, denseClips, visualClips, type ScoredClip } from "./clip-retrievers.js";
 import { reciprocalRankFusion } from "./fusion.js";
 import { graphClips } from "./graph-retrieval.js";
-import { mergeClipMatches, momentsToHits } from "./moments.js";
+import { describeMoments, mergeClipMatches } from "./moments.js";
 import { analyzeQuery } from "./query-analyzer.js";
 import { entityKeywords, sceneDescription } from "./query-rewrite.js";
 import { judgeRelevance } from "./relevance-filter.js";
@@ -232,8 +232,7 @@ export async function retrievalHits(store: Store, question: string, retrieval: R
     const rank = new Map(retrieval.videos.map((video, index) => [video.videoId, index]));
     moments.sort((a, b) => (rank.get(a.videoId) ?? 0) - (rank.get(b.videoId) ?? 0) || b.score - a.score);
   }
-  const hits: Hit[] = [];
-  for (const moment of moments) {
+  const provenances = moments.map((moment) => {
     const best = new Map<string, HitProvenance>();
     for (const clipIndex of moment.clipIndexes) {
       for (const found of provenanceOf.get(clipKey({ videoId: moment.videoId, clipIndex })) ?? []) {
@@ -241,9 +240,9 @@ export async function retrievalHits(store: Store, question: string, retrieval: R
         if (!previous || found.rank < previous.rank) best.set(found.retriever, found);
       }
     }
-    const provenance = [...best.values()];
-    const found = await momentsToHits(store, [moment], terms, provenance.map((found) => found.retriever).join("+") || "bm25");
-    hits.push(...found.map((hit) => ({ ...hit, provenance })));
-  }
-  return hits;
+    return [...best.values()];
+  });
+  // All moments described together (one read of their videos and segments); each hit names its own retrievers.
+  const described = await describeMoments(store, moments, terms, (at) => (provenances[at] ?? []).map((found) => found.retriever).join("+") || "bm25");
+  return described.flatMap((hit, at) => (hit ? [{ ...hit, provenance: provenances[at] ?? [] }] : []));
 }

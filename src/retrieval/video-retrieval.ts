@@ -68,10 +68,9 @@ export async function retrieveVideos(store: Store, question: string, options: Vi
   const visual = scaled(await visualEvidence(store, question, options));
   const hits = new Map(byText.map((hit) => [hit.videoId, hit]));
   // A video found only by its frames has no text moments; its hit is built from the video row.
-  for (const videoId of visual.keys()) {
-    if (hits.has(videoId)) continue;
-    const video = await store.getVideo(videoId);
-    if (video) hits.set(videoId, { videoId, path: video.path, title: video.title, score: 0, moments: [] });
+  const unseen = [...visual.keys()].filter((videoId) => !hits.has(videoId));
+  for (const video of await store.getVideos(unseen)) {
+    if (video) hits.set(video.id, { videoId: video.id, path: video.path, title: video.title, score: 0, moments: [] });
   }
   return [...hits.values()]
     .map((hit) => {

@@ -169,10 +169,19 @@ export interface StageRecord {
   output: unknown;
 }
 
+/** A span of one video, for reading its segments. */
+export interface SegmentRange {
+  videoId: string;
+  startSecond: number;
+  endSecond: number;
+}
+
 export interface Store {
   /** Ready videos, newest first. Pending (half-ingested) videos are never listed. */
   listVideos(): Promise<Video[]>;
   getVideo(id: string): Promise<Video | undefined>;
+  /** Ready videos by id, in the order asked (undefined where there is none): one read for many, as a search needs. */
+  getVideos(ids: string[]): Promise<(Video | undefined)[]>;
   /** The fingerprint a ready video was ingested with, if any. */
   getFingerprint(id: string): Promise<string | undefined>;
   /** Removes a video and everything it contributed; false when it was not there. */
@@ -193,6 +202,8 @@ export interface Store {
   getClips(keys: { videoId: string; clipIndex: number }[]): Promise<ClipDocument[]>;
   /** Segments of a video overlapping [startSecond, endSecond), with the clip that owns each where one does. */
   getSegments(videoId: string, startSecond: number, endSecond: number): Promise<(Segment & { source: SegmentSource })[]>;
+  /** `getSegments` of each range, in the order asked, in one read: a search describes many moments at once. */
+  getSegmentRanges(ranges: SegmentRange[]): Promise<(Segment & { source: SegmentSource })[][]>;
   /** Number of clip documents containing the term after the store's analysis, and the total; for query weighting. */
   termDocumentFrequency(terms: string[]): Promise<{ frequencies: Map<string, number>; documentCount: number }>;
 

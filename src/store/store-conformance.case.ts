@@ -153,6 +153,13 @@ export function runStoreConformance(name: string, open: OpenStore): void {
       assert.equal(await store.getFingerprint("alpha"), "sha-alpha");
       assert.equal(await store.getVideo("missing"), undefined);
       assert.equal(await store.getFingerprint("missing"), undefined);
+      await store.commitVideo(sampleVideo("beta", ["one"]));
+      assert.deepEqual(
+        (await store.getVideos(["beta", "missing", "alpha", "beta"])).map((found) => found?.id),
+        ["beta", undefined, "alpha", "beta"],
+        "in the order asked, repeats and all",
+      );
+      assert.deepEqual(await store.getVideos([]), []);
     });
 
     withStore("videos are listed newest first", async (store) => {
@@ -321,6 +328,17 @@ export function runStoreConformance(name: string, open: OpenStore): void {
       assert.deepEqual((await store.getSegments("v", 28, 32)).map((segment) => segment.text), ["zero", "one"]);
       assert.deepEqual(await store.getSegments("v", 29, 31), [], "[start, end) excludes segments that end at the start");
       assert.equal((await store.getSegments("v", 0, 30))[0]?.source, "subtitle");
+      await store.commitVideo(sampleVideo("w", ["other"]));
+      const ranges = [
+        { videoId: "v", startSecond: 28, endSecond: 32 },
+        { videoId: "missing", startSecond: 0, endSecond: 100 },
+        { videoId: "w", startSecond: 0, endSecond: 30 },
+        { videoId: "v", startSecond: 29, endSecond: 31 },
+      ];
+      const each = await Promise.all(ranges.map((range) => store.getSegments(range.videoId, range.startSecond, range.endSecond)));
+      assert.deepEqual(await store.getSegmentRanges(ranges), each, "many ranges in one read, as one at a time");
+      assert.deepEqual(each.map((segments) => segments.map((segment) => segment.text)), [["zero", "one"], [], ["other"], []]);
+      assert.deepEqual(await store.getSegmentRanges([]), []);
     });
 
     withStore("vector search returns the nearest vectors first, by cosine distance, up to the limit", async (store) => {

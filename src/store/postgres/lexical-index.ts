@@ -379,20 +379,20 @@ export class LexicalIndex {
     scores: Map<number, number>,
   ): Promise<void> {
     if (keys.length === 0) return;
-    const { rows } = await client.query<StoredDocument>(`SELECT key, terms, counts, length FROM lexical_docs WHERE index = $1 AND key = ANY($2::bigint[])`, [
-      lexicalIndexes[index],
-      keys,
-    ]);
+    // Each document's count of each term, found in its term ids by the server (a whole video holds hundreds).
+    const { rows } = await client.query<{ key: number; length: number; id: number; packed: number }>(
+      `SELECT d.key, d.length, q.id, d.counts[p] AS packed
+        FROM lexical_docs d CROSS JOIN unnest($3::integer[]) AS q(id), LATERAL array_position(d.terms, q.id) AS p
+        WHERE d.index = $1 AND d.key = ANY($2::bigint[]) AND p IS NOT NULL`,
+      [lexicalIndexes[index], keys, terms.map((term) => term.id)],
+    );
+    const weightOf = new Map(terms.map((term) => [term.id, term.weight]));
     for (const row of rows) {
-      for (const term of terms) {
-        const at = row.terms.indexOf(term.id);
-        if (at < 0) continue;
-        let counts = unpackCounts(row.counts[at] ?? 0);
-        // A count packed as 1023 may be larger: the term's posting list has it as counted.
-        if (counts.includes(1023)) counts = (await this.postingOf(client, index, term.id, row.key)) ?? counts;
-        const frequency = counts.reduce((sum, count, field) => sum + count * (weights[field] ?? 0), 0);
-        if (frequency > 0) scores.set(row.key, (scores.get(row.key) ?? 0) + term.weight * saturation(frequency, row.length));
-      }
+      let counts = unpackCounts(row.packed);
+      // A count packed as 1023 may be larger: the term's posting list has it as counted.
+      if (counts.includes(1023)) counts = (await this.postingOf(client, index, row.id, row.key)) ?? counts;
+      const frequency = counts.reduce((sum, count, field) => sum + count * (weights[field] ?? 0), 0);
+      if (frequency > 0) scores.set(row.key, (scores.get(row.key) ?? 0) + (weightOf.get(row.id) ?? 0) * saturation(frequency, row.length));
     }
   }
 

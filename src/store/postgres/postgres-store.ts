@@ -25,6 +25,7 @@ import type {
   GraphStats,
   LexicalQuery,
   Segment,
+  SegmentRange,
   SegmentSource,
   StageRecord,
   Store,
@@ -714,9 +715,15 @@ class PostgresStore implements Store {
   }
 
   async getVideo(id: string): Promise<Video | undefined> {
-    return this.read("cannot read a video", async (client) => {
-      const row = (await client.query<VideoRow>(`SELECT ${videoColumns} FROM videos WHERE id = $1 AND status = 'ready'`, [id])).rows[0];
-      return row ? toVideo(row) : undefined;
+    return (await this.getVideos([id]))[0];
+  }
+
+  async getVideos(ids: string[]): Promise<(Video | undefined)[]> {
+    if (ids.length === 0) return [];
+    return this.read("cannot read videos", async (client) => {
+      const { rows } = await client.query<VideoRow>(`SELECT ${videoColumns} FROM videos WHERE id = ANY($1::text[]) AND status = 'ready'`, [ids]);
+      const byId = new Map(rows.map((row) => [row.id, toVideo(row)]));
+      return ids.map((id) => byId.get(id));
     });
   }
 
@@ -991,15 +998,39 @@ class PostgresStore implements Store {
   }
 
   async getSegments(videoId: string, startSecond: number, endSecond: number): Promise<(Segment & { source: SegmentSource })[]> {
+    return (await this.getSegmentRanges([{ videoId, startSecond, endSecond }]))[0] ?? [];
+  }
+
+  async getSegmentRanges(ranges: SegmentRange[]): Promise<(Segment & { source: SegmentSource })[][]> {
+    if (ranges.length === 0) return [];
     return this.read("cannot read segments", async (client) => {
-      const videoKey = await this.readyKey(client, videoId);
-      if (videoKey === undefined) return [];
-      // Overlapping the range, or starting inside it (a point segment); by start, then in the order written.
-      return (await this.readSegments(client, videoKey))
-        .filter((segment) => segment.startSecond < endSecond && (segment.endSecond > startSecond || segment.startSecond >= startSecond))
-        .sort((a, b) => a.startSecond - b.startSecond) as (Segment & { source: SegmentSource })[];
+      // Cut to the ranges in the server: a video's segments are one row, and most of it lies outside a moment.
+      const { rows } = await client.query<{ at: number; start_second: number; end_second: number; text: string; source: SegmentSource; clip_index: number | null }>(
+        `SELECT r.at::integer, u.start_second, u.end_second, u.text, u.source, u.clip_index
+          FROM unnest($1::text[], $2::float8[], $3::float8[]) WITH ORDINALITY AS r(video_id, start_second, end_second, at)
+            JOIN videos v ON v.id = r.video_id AND v.status = 'ready'
+            JOIN segments s ON s.video_key = v.key
+            CROSS JOIN LATERAL unnest(s.start_seconds, s.end_seconds, s.texts, s.sources, s.clip_indexes)
+              WITH ORDINALITY AS u(start_second, end_second, text, source, clip_index, position)
+          -- Overlapping the range, or starting inside it (a point segment); by start, then in the order written.
+          WHERE u.start_second < r.end_second AND (u.end_second > r.start_second OR u.start_second >= r.start_second)
+          ORDER BY r.at, u.start_second, u.position`,
+        [ranges.map((range) => range.videoId), ranges.map((range) => range.startSecond), ranges.map((range) => range.endSecond)],
+      );
+      const found = ranges.map((): (Segment & { source: SegmentSource })[] => []);
+      for (const row of rows) {
+        found[row.at - 1]?.push({
+          startSecond: row.start_second,
+          endSecond: row.end_second,
+          text: row.text,
+          source: row.source,
+          ...(row.clip_index === null ? {} : { clipIndex: row.clip_index }),
+        });
+      }
+      return found;
     });
   }
+
 
   async termDocumentFrequency(terms: string[]): Promise<{ frequencies: Map<string, number>; documentCount: number }> {
     // A term with no token counts 0 there, as FTS5 has nothing to match it with.

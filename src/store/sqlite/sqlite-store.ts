@@ -25,6 +25,7 @@ import type {
   LexicalQuery,
   Segment,
   SegmentSource,
+  SegmentRange,
   StageRecord,
   Store,
   VectorMatch,
@@ -1029,10 +1030,16 @@ class SqliteStore implements Store {
   }
 
   async getVideo(id: string): Promise<Video | undefined> {
-    return this.guard("cannot read a video", () => {
-      const row = this.readyRow(id);
-      return row ? toVideo(row) : undefined;
-    });
+    return (await this.getVideos([id]))[0];
+  }
+
+  async getVideos(ids: string[]): Promise<(Video | undefined)[]> {
+    return this.guard("cannot read videos", () =>
+      ids.map((id) => {
+        const row = this.readyRow(id);
+        return row ? toVideo(row) : undefined;
+      }),
+    );
   }
 
   async getFingerprint(id: string): Promise<string | undefined> {
@@ -1346,22 +1353,28 @@ class SqliteStore implements Store {
   }
 
   async getSegments(videoId: string, startSecond: number, endSecond: number): Promise<(Segment & { source: SegmentSource })[]> {
-    return this.guard("cannot read segments", () => {
-      const found: { segment: Segment; position: number }[] = [];
-      const blocks = this.statements.segmentBlocksInWindow.all({ videoId, start: startSecond, end: endSecond }) as [number, number, Buffer][];
-      for (const [videoKey, blockIndex, data] of blocks) {
-        const view = this.blockCache.decode(videoKey, blockIndex, data);
-        for (let index = 0; index < view.count; index++) {
-          const start = view.startSecond(index);
-          // A segment overlapping [start, end), or a zero-length one inside it: the condition the segments table had.
-          if (start < endSecond && (view.endSecond(index) > startSecond || start >= startSecond)) {
-            found.push({ segment: view.segment(index), position: blockIndex * segmentsPerBlock + index });
-          }
+    return (await this.getSegmentRanges([{ videoId, startSecond, endSecond }]))[0] ?? [];
+  }
+
+  async getSegmentRanges(ranges: SegmentRange[]): Promise<(Segment & { source: SegmentSource })[][]> {
+    return this.guard("cannot read segments", () => ranges.map((range) => this.segmentsIn(range)));
+  }
+
+  private segmentsIn({ videoId, startSecond, endSecond }: SegmentRange): (Segment & { source: SegmentSource })[] {
+    const found: { segment: Segment; position: number }[] = [];
+    const blocks = this.statements.segmentBlocksInWindow.all({ videoId, start: startSecond, end: endSecond }) as [number, number, Buffer][];
+    for (const [videoKey, blockIndex, data] of blocks) {
+      const view = this.blockCache.decode(videoKey, blockIndex, data);
+      for (let index = 0; index < view.count; index++) {
+        const start = view.startSecond(index);
+        // A segment overlapping [start, end), or a zero-length one inside it: the condition the segments table had.
+        if (start < endSecond && (view.endSecond(index) > startSecond || start >= startSecond)) {
+          found.push({ segment: view.segment(index), position: blockIndex * segmentsPerBlock + index });
         }
       }
-      // By start, then in the order written (the table's rowid order before version 7).
-      return found.sort((a, b) => a.segment.startSecond - b.segment.startSecond || a.position - b.position).map(({ segment }) => segment);
-    });
+    }
+    // By start, then in the order written (the table's rowid order before version 7).
+    return found.sort((a, b) => a.segment.startSecond - b.segment.startSecond || a.position - b.position).map(({ segment }) => segment);
   }
 
   async termDocumentFrequency(terms: string[]): Promise<{ frequencies: Map<string, number>; documentCount: number }> {
