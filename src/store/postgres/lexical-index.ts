@@ -28,9 +28,10 @@ const k1 = 1.2;
 const b = 0.75;
 
 /**
- * Postings in a full block. A write adds a block per term it holds; when a term has `mergeFanIn` blocks of one size tier
- * (1–7, 8–63, 64–511, 512–4,095 postings), they are merged into one of the next, so a posting is rewritten about four
- * times on its way to a full block, and a list has at most 28 blocks besides its full ones.
+ * Postings in a full block. A write adds a block per term it holds, and every `mergeFanIn`-th write to a term looks at its
+ * small blocks: where `mergeFanIn` of them share a size tier (1–7, 8–63, 64–511, 512–4,095 postings), they are merged into
+ * one of the next. A posting is rewritten about four times on its way to a full block, and a list has a few dozen blocks
+ * besides its full ones.
  */
 export const blockPostings = 4096;
 const mergeFanIn = 8;
@@ -110,7 +111,7 @@ export class LexicalIndex {
       for (const [at, term] of terms.entries()) addCounts(delta, term, maskCounts(fieldMask(counts[at] ?? [])), 1);
       return { document, terms, counts, length: fields.reduce((sum, field) => sum + field.tokens, 0) + videoToken(index) };
     });
-    const ids = await this.addTerms(client, index, delta);
+    const { ids, due } = await this.addTerms(client, index, delta);
     const stored: StoredDocument[] = parsed.map((entry) => ({
       key: entry.document.key,
       video_key: entry.document.videoKey ?? null,
@@ -133,7 +134,7 @@ export class LexicalIndex {
       ],
     );
     await this.addTotals(client, index, documents.length, parsed.reduce((sum, entry) => sum + entry.length, 0));
-    await this.addPostings(client, index, stored);
+    await this.addPostings(client, index, stored, due);
   }
 
   /** Removes documents by key (those not there are ignored), keeping statistics in step. */
@@ -177,20 +178,24 @@ export class LexicalIndex {
     await this.removePostings(client, index, rows);
   }
 
-  /** Adds per-term counts, creating terms on first use; their ids. Terms in a fixed order, so two writers lock alike. */
-  private async addTerms(client: PoolClient, index: LexicalIndexName, delta: Map<string, number[]>): Promise<Map<string, number>> {
+  /**
+   * Adds per-term counts, creating terms on first use, and counts the block each write adds to a term's list; their ids,
+   * and the terms due a look at their small blocks (each `mergeFanIn`-th write). Terms in a fixed order, so two writers
+   * lock alike.
+   */
+  private async addTerms(client: PoolClient, index: LexicalIndexName, delta: Map<string, number[]>): Promise<{ ids: Map<string, number>; due: Set<number> }> {
     const terms = [...delta.keys()].sort();
-    if (terms.length === 0) return new Map();
-    const { rows } = await client.query<{ term: string; id: number }>(
-      `INSERT INTO lexical_terms (index, term, documents)
-        SELECT $1, t.term, string_to_array(t.counts, ',')::integer[] FROM unnest($2::text[], $3::text[]) AS t(term, counts)
+    if (terms.length === 0) return { ids: new Map(), due: new Set() };
+    const { rows } = await client.query<{ term: string; id: number; writes: number }>(
+      `INSERT INTO lexical_terms (index, term, documents, writes)
+        SELECT $1, t.term, string_to_array(t.counts, ',')::integer[], 1 FROM unnest($2::text[], $3::text[]) AS t(term, counts)
         ORDER BY t.term
-        ON CONFLICT (index, term) DO UPDATE SET documents = ARRAY(
+        ON CONFLICT (index, term) DO UPDATE SET writes = lexical_terms.writes + 1, documents = ARRAY(
           SELECT a + b FROM unnest(lexical_terms.documents, excluded.documents) WITH ORDINALITY AS x(a, b, i) ORDER BY i)
-        RETURNING term, id`,
+        RETURNING term, id, writes`,
       [lexicalIndexes[index], terms, terms.map((term) => (delta.get(term) ?? []).join(","))],
     );
-    return new Map(rows.map((row) => [row.term, row.id]));
+    return { ids: new Map(rows.map((row) => [row.term, row.id])), due: new Set(rows.filter((row) => row.writes % mergeFanIn === 0).map((row) => row.id)) };
   }
 
   private async addTotals(client: PoolClient, index: LexicalIndexName, documents: number, tokens: number): Promise<void> {
@@ -201,14 +206,15 @@ export class LexicalIndex {
     ]);
   }
 
-  /** Adds a block per term for these documents, then merges the terms' small blocks that have filled a tier. */
-  private async addPostings(client: PoolClient, index: LexicalIndexName, documents: StoredDocument[]): Promise<void> {
+  /** Adds a block per term for these documents, then merges the small blocks that have filled a tier, of the terms due. */
+  private async addPostings(client: PoolClient, index: LexicalIndexName, documents: StoredDocument[], due: Set<number>): Promise<void> {
     const lists = postingLists(documents);
     const terms = [...lists.keys()].sort((x, y) => x - y);
     await writeBlocks(client, index, terms.map((term) => ({ term, postings: lists.get(term) as Postings })));
+    if (due.size === 0) return;
     const { rows } = await client.query<{ term: number; first_key: number; postings: number }>(
       `SELECT term, first_key, postings FROM lexical_postings WHERE index = $1 AND term = ANY($2::integer[]) AND postings < $3`,
-      [lexicalIndexes[index], terms, blockPostings],
+      [lexicalIndexes[index], [...due], blockPostings],
     );
     const tiers = new Map<string, { term: number; firstKey: number }[]>();
     for (const row of rows) {

@@ -220,7 +220,8 @@ CREATE INDEX relation_sources_by_video ON relation_sources (video_key, chunk_ind
  * Version 2: each term's posting list (`lexical_postings`, see lexical-index.ts) instead of GIN indexes on the documents'
  * term ids. A search scores the lists of its terms without reading a document row: at 10,000 hours a common word's
  * documents took 2 s to find and read through the GIN index. The blocks are already packed, so TOAST does not try to
- * compress them. The lists are built from the documents' term ids in the migration.
+ * compress them. `lexical_terms.writes` counts the writes to each list, which decide when its small blocks are merged.
+ * The lists are built from the documents' term ids in the migration.
  */
 const schemaV2 = `
 DROP INDEX IF EXISTS lexical_docs_clip_terms;
@@ -238,6 +239,7 @@ CREATE TABLE lexical_postings (
   PRIMARY KEY (index, term, first_key)
 );
 ALTER TABLE lexical_postings ALTER COLUMN data SET STORAGE EXTERNAL;
+ALTER TABLE lexical_terms ADD COLUMN writes integer NOT NULL DEFAULT 0;
 `;
 
 /** What a migration needs from the store's code. */

@@ -149,7 +149,7 @@ describe("Postgres store", { skip: needsPostgres }, () => {
       // What schema 1 had: no posting lists.
       const client = new pg.Client(url);
       await client.connect();
-      await client.query("DROP TABLE lexical_postings; UPDATE videorag_schema SET version = 1");
+      await client.query("DROP TABLE lexical_postings; ALTER TABLE lexical_terms DROP COLUMN writes; UPDATE videorag_schema SET version = 1");
       await client.end();
       const migrated = await openPostgresStore(url);
       try {
