@@ -91,7 +91,7 @@ interface Corpus {
   tags: string[];
 }
 
-export function loadCorpus(shared: string): Corpus {
+function loadCorpus(shared: string): Corpus {
   const folder = join(shared, "datasets/howto-qa/transcripts");
   const transcripts = readdirSync(folder)
     .filter((name) => name.endsWith(".txt"))
@@ -147,7 +147,7 @@ function transcriptRun(corpus: Corpus, draw: Draw, words: number): string[] {
 }
 
 /** One synthetic video: ids, clips, segments, frames, signals and the lite graph, and its clip text in bytes. */
-export function syntheticVideo(corpus: Corpus, number: number): { content: VideoContent; textBytes: number } {
+function syntheticVideo(corpus: Corpus, number: number): { content: VideoContent; textBytes: number } {
   const sha256 = createHash("sha256").update(`synthetic-${number}`).digest();
   const id = videoIdFromHash(sha256.toString("hex"));
   const draw = new Draw(sha256.readUInt32LE(0));
