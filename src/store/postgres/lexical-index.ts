@@ -18,7 +18,7 @@
 
 import type { PoolClient } from "pg";
 import { countPhrase, Fts5Tokens } from "./fts5-tokens.js";
-import { addPosting, decodePostings, emptyPostings, encodePostings, sortPostings, type Postings } from "./postings.js";
+import { addPosting, copyPosting, decodePostings, emptyPostings, encodePostings, sortPostings, type Postings } from "./postings.js";
 
 /** The three indexes and their fields: clip documents, whole-video documents, entities (name and aliases, description). */
 export const lexicalIndexes = { clip: 0, video: 1, entity: 2 } as const;
@@ -251,10 +251,7 @@ export class LexicalIndex {
       decodePostings(block.data, block.first_key, block.postings, list);
       const gone = removed.get(block.term) ?? new Set<number>();
       const left = emptyPostings(list.size);
-      for (let at = 0; at < list.size; at++) {
-        const key = list.keys[at] as number;
-        if (!gone.has(key)) addPosting(left, key, list.videoKeys[at] as number, list.counts.subarray(at * 3, at * 3 + 3), list.lengths[at] as number);
-      }
+      for (let at = 0; at < list.size; at++) if (!gone.has(list.keys[at] as number)) copyPosting(list, at, left);
       return { term: block.term, postings: left };
     });
     await writeBlocks(client, index, kept.filter((block) => block.postings.size > 0));

@@ -28,6 +28,11 @@ export function addPosting(into: Postings, key: number, videoKey: number, counts
   into.lengths[at] = length;
 }
 
+/** Adds posting `at` of `from` to `into`. */
+export function copyPosting(from: Postings, at: number, into: Postings): void {
+  addPosting(into, from.keys[at] as number, from.videoKeys[at] as number, from.counts.subarray(at * 3, at * 3 + 3), from.lengths[at] as number);
+}
+
 class Writer {
   private bytes = new Uint8Array(256);
   length = 0;
@@ -106,8 +111,6 @@ export function decodePostings(block: Uint8Array, firstKey: number, count: numbe
 export function sortPostings(postings: Postings): Postings {
   const order = Array.from({ length: postings.size }, (_, at) => at).sort((a, b) => (postings.keys[a] as number) - (postings.keys[b] as number));
   const sorted = emptyPostings(postings.size);
-  for (const at of order) {
-    addPosting(sorted, postings.keys[at] as number, postings.videoKeys[at] as number, postings.counts.subarray(at * 3, at * 3 + 3), postings.lengths[at] as number);
-  }
+  for (const at of order) copyPosting(postings, at, sorted);
   return sorted;
 }
