@@ -17,8 +17,9 @@
 //
 // On Postgres each size is built in a fresh database `bench_scale_<hours>`, created (after dropping one left by an earlier
 // run) on the server of the URL given, whose user needs CREATEDB; the server then runs with `--library <its URL>`.
-// --keep leaves the SQLite libraries in <dir>/sqlite-<hours>h (a library folder `videorag serve --library` opens) and
-// reuses one already there from the same generator instead of building it again; Postgres databases are kept, not reused.
+// --keep leaves the SQLite libraries in <dir>/sqlite-<hours>h (a library folder `videorag serve --library` opens) and the
+// Postgres databases, each with its build record in <dir>/postgres-<hours>h, and reuses one already there from the same
+// generator instead of building it again.
 // The server's memory is VmHWM (peak resident set): SQLite's memory-mapped pages count in it once per connection
 // mapping them (the server has one per thread), so `anonMB` is the part that is the process's own.
 
@@ -318,17 +319,23 @@ async function withClient<T>(postgres: Postgres, url: string, work: (client: Ins
   }
 }
 
-/** A fresh database `bench_scale_<hours>` on the server of the URL given; dropped afterwards unless kept. */
+/**
+ * The database `bench_scale_<hours>` on the server of the URL given: a fresh one, or with --keep the one a kept build
+ * record (in <dir>/postgres-<hours>h) says was built by the same generator. Dropped afterwards unless kept.
+ */
 async function postgresTarget(postgres: Postgres, hours: number, scratch: string, kept: boolean): Promise<Target> {
   const name = `bench_scale_${hours}`;
+  const libraryDir = join(scratch, `postgres-${hours}h`);
+  const reusable = kept && keptBuild(libraryDir, hours) !== undefined;
   await withClient(postgres, postgres.url, async (client) => {
+    if (reusable && (await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])).rowCount === 1) return;
+    rmSync(join(libraryDir, buildRecordFile), { force: true });
     await client.query(`DROP DATABASE IF EXISTS ${name}`);
     await client.query(`CREATE DATABASE ${name}`);
   });
   const databaseUrl = new URL(postgres.url);
   databaseUrl.pathname = `/${name}`;
   const url = databaseUrl.toString();
-  const libraryDir = join(scratch, `postgres-${hours}h`);
   mkdirSync(libraryDir, { recursive: true });
   return {
     libraryDir,
@@ -376,9 +383,9 @@ async function build(target: Target, hours: number, videos: number, corpus: Corp
   return { generatorVersion, hours, videos, clips: videos * clipsPerVideo, textBytes, buildSeconds: (performance.now() - started) / 1000, commitSeconds };
 }
 
-/** A kept library from the same generator, or undefined. */
-function keptBuild(target: Target, hours: number): BuildRecord | undefined {
-  const file = join(target.libraryDir, buildRecordFile);
+/** The build record of a kept library from the same generator, or undefined. */
+function keptBuild(libraryDir: string, hours: number): BuildRecord | undefined {
+  const file = join(libraryDir, buildRecordFile);
   if (!existsSync(file)) return undefined;
   const record = JSON.parse(readFileSync(file, "utf8")) as BuildRecord;
   return record.generatorVersion === generatorVersion && record.hours === hours ? record : undefined;
@@ -528,12 +535,12 @@ export async function benchScale(options: BenchScaleOptions = {}): Promise<Recor
         ? await postgresTarget(postgres, hours, parent, kept)
         : sqliteTarget(parent, hours, kept);
       try {
-        let record = postgres ? undefined : keptBuild(target, hours);
+        let record = keptBuild(target.libraryDir, hours);
         const reused = record !== undefined;
         if (!record) {
           if (!postgres) rmSync(target.libraryDir, { recursive: true, force: true });
           record = await build(target, hours, videos, corpus, log);
-          if (kept && !postgres) writeFileSync(join(target.libraryDir, buildRecordFile), `${JSON.stringify(record, null, 2)}\n`);
+          if (kept) writeFileSync(join(target.libraryDir, buildRecordFile), `${JSON.stringify(record, null, 2)}\n`);
         }
         const sizeBytes = await target.sizeBytes();
         const tables = await target.largestTables();

@@ -143,10 +143,10 @@ export async function describeMoments(
   for (const term of terms) {
     for (const token of tokenize(term.text)) termWeights.set(termKey(token), Math.max(termWeights.get(termKey(token)) ?? 0, term.weight));
   }
-  // The videos and segments of every moment in two reads, not two for each moment.
+  // The videos and segments of every moment in two reads (at once), not two for each moment.
   const unread = [...new Set(moments.map((moment) => moment.videoId))].filter((videoId) => !videos.has(videoId));
-  for (const [at, video] of (await store.getVideos(unread)).entries()) videos.set(unread[at] as string, video);
-  const segments = await store.getSegmentRanges(moments);
+  const [read, segments] = await Promise.all([store.getVideos(unread), store.getSegmentRanges(moments)]);
+  for (const [at, video] of read.entries()) videos.set(unread[at] as string, video);
   const hits: (Hit | undefined)[] = [];
   for (const [at, moment] of moments.entries()) {
     const video = videos.get(moment.videoId);

@@ -130,10 +130,10 @@ export async function retrieve(store: Store, question: string, options: Retrieve
     ...extra,
   });
 
+  // Retrievers that do not wait on each other run at once: on a network store (Postgres) each reads on its own connection.
   const textLists = async (): Promise<{ retriever: string; items: ScoredClip[]; weight?: number }[]> => {
-    const lists = [{ retriever: "bm25", items: await bm25Clips(store, question, scope) }];
-    if (textEmbedder) lists.push({ retriever: "dense", items: await timed(() => denseClips(store, question, textEmbedder, scope)) });
-    return lists;
+    const [bm25, dense] = await Promise.all([bm25Clips(store, question, scope), textEmbedder ? timed(() => denseClips(store, question, textEmbedder, scope)) : undefined]);
+    return [{ retriever: "bm25", items: bm25 }, ...(dense ? [{ retriever: "dense", items: dense }] : [])];
   };
   /** A rewrite by the model, or the lite rewrite with a warning when the model fails (not when the user stopped). */
   const rewrite = async <T>(feature: string, work: (model?: LanguageModel) => Promise<T>): Promise<T> => {
@@ -166,9 +166,10 @@ export async function retrieve(store: Store, question: string, options: Retrieve
     const top = videos.slice(0, answerVideos).map((video) => video.videoId);
     const rank = new Map(top.map((videoId, index) => [videoId, index]));
     const within = { ...scope, videoIds: top };
+    const [bm25, visual] = top.length === 0 ? [[], []] : await Promise.all([bm25Clips(store, question, within), timed(() => visualClips(store, description, imageText, within))]);
     const clips = top.length === 0 ? [] : fuseClips([
-      { retriever: "bm25", items: await bm25Clips(store, question, within) },
-      { retriever: "visual", items: await timed(() => visualClips(store, description, imageText, within)) },
+      { retriever: "bm25", items: bm25 },
+      { retriever: "visual", items: visual },
     ]);
     const videoScore = new Map(videos.map((video) => [video.videoId, video]));
     // The top video's clips first: the answer comes from the best video, and its clips are said to be found by it.
@@ -182,19 +183,16 @@ export async function retrieve(store: Store, question: string, options: Retrieve
     return { ...result(ordered), videos: videos.map((video) => ({ videoId: video.videoId, score: video.score })) };
   }
 
-  // hybrid
-  const lists = await textLists();
-  let words: string[] | undefined;
-  if (!without.has("graph")) {
-    words = await keywords();
-    lists.push({ retriever: "graph", items: await graphClips(store, words, scope), weight: options.graphWeight ?? hybridGraphWeight });
-  }
-  let description: string | undefined;
-  let visual: ScoredClip[] = [];
-  if (!without.has("visual")) {
-    description = await scene();
-    visual = await timed(() => visualClips(store, description ?? question, imageText, scope));
-  }
+  // hybrid: the text lists, the graph's and the visual one at once.
+  const [lists, graph, seen] = await Promise.all([
+    textLists(),
+    without.has("graph") ? undefined : keywords().then(async (words) => ({ words, items: await graphClips(store, words, scope) })),
+    without.has("visual") ? undefined : scene().then(async (description) => ({ description, items: await timed(() => visualClips(store, description, imageText, scope)) })),
+  ]);
+  const words = graph?.words;
+  if (graph) lists.push({ retriever: "graph", items: graph.items, weight: options.graphWeight ?? hybridGraphWeight });
+  const description = seen?.description;
+  const visual = seen?.items ?? [];
   const textKeys = new Set(lists.flatMap((list) => list.items.map(clipKey)));
   const visualKeys = new Set(visual.map(clipKey));
   // The graph corroborates: a clip the text retrievers found rises when the graph found it too, while clips only the

@@ -63,9 +63,13 @@ function scaled(scores: Map<string, number>): Map<string, number> {
  */
 export async function retrieveVideos(store: Store, question: string, options: VideoRetrievalOptions): Promise<ScoredVideo[]> {
   // The spine's ranking, with its own candidate pool (a larger pool re-scored by clip evidence ranks differently).
-  const byText = await rankVideos(store, question, { limit: Math.min(options.limit, defaultLexicalSettings.candidateVideos), ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
+  // Text and frames are ranked at once (each on its own connection of a network store).
+  const [byText, byFrames] = await Promise.all([
+    rankVideos(store, question, { limit: Math.min(options.limit, defaultLexicalSettings.candidateVideos), ...(options.videoIds ? { videoIds: options.videoIds } : {}) }),
+    visualEvidence(store, question, options),
+  ]);
   const text = scaled(new Map(byText.map((hit) => [hit.videoId, hit.score])));
-  const visual = scaled(await visualEvidence(store, question, options));
+  const visual = scaled(byFrames);
   const hits = new Map(byText.map((hit) => [hit.videoId, hit]));
   // A video found only by its frames has no text moments; its hit is built from the video row.
   const unseen = [...visual.keys()].filter((videoId) => !hits.has(videoId));

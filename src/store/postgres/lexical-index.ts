@@ -18,6 +18,7 @@
 
 import type { PoolClient } from "pg";
 import { countPhrase, Fts5Tokens } from "./fts5-tokens.js";
+import { prepared } from "./prepared.js";
 import { addPosting, copyPosting, decodePostings, emptyPostings, encodePostings, sortPostings, type Postings } from "./postings.js";
 
 /** The three indexes and their fields: clip documents, whole-video documents, entities (name and aliases, description). */
@@ -51,8 +52,8 @@ export interface LexicalSearch {
   /** One weight per field of the index. */
   fieldWeights: number[];
   limit: number;
-  /** Only documents of these videos (clip and video indexes). */
-  videoKeys?: number[];
+  /** Only documents of these videos, by id (clip and video indexes); those not ready match nothing. */
+  videoIds?: string[];
 }
 
 /** Reads documents' field text back, for counting phrases. */
@@ -88,15 +89,43 @@ interface Block {
   data: Buffer;
 }
 
-/** One term of a ranked query: its id, its weight times idf, and the most it can add to a score. */
+// The statements of a search.
+const openSearch = prepared(
+  `SELECT s.documents, s.tokens, t.term, t.id, t.documents[$3] AS count, t.documents[7] AS listed,
+      CASE WHEN $4::text[] IS NULL THEN NULL ELSE ARRAY(SELECT key FROM videos WHERE status = 'ready' AND id = ANY($4::text[])) END AS video_keys
+    FROM lexical_totals s LEFT JOIN lexical_terms t ON t.index = s.index AND t.term = ANY($2::text[])
+    WHERE s.index = $1`,
+);
+const readLists = prepared(`SELECT term, first_key, postings, data FROM lexical_postings WHERE index = $1 AND term = ANY($2::integer[])`);
+const readBlocksHolding = prepared(
+  `SELECT term, first_key, postings, data FROM lexical_postings b WHERE index = $1 AND term = ANY($2::integer[])
+    AND EXISTS (SELECT 1 FROM unnest($3::bigint[]) AS k(key) WHERE k.key BETWEEN b.first_key AND b.last_key)`,
+);
+const documentCounts = prepared(
+  `SELECT d.key, d.length, q.id, d.counts[p] AS packed
+    FROM lexical_docs d CROSS JOIN unnest($3::integer[]) AS q(id), LATERAL array_position(d.terms, q.id) AS p
+    WHERE d.index = $1 AND d.key = ANY($2::bigint[]) AND p IS NOT NULL`,
+);
+
+/** One term of a ranked query: its id, its weight times idf, the most it can add to a score, its list's length. */
 interface QueryTerm {
   id: number;
   weight: number;
   bound: number;
+  listed: number;
 }
 
+/**
+ * Where a pruned search reads the skipped terms of the documents still open: from those terms' posting lists (the
+ * blocks holding the documents), from the documents' own term lists, or from whichever should read less.
+ */
+export type SkippedTermsSource = "lists" | "documents" | "cheaper";
+
 export class LexicalIndex {
-  constructor(private readonly tokens: Fts5Tokens) {}
+  constructor(
+    private readonly tokens: Fts5Tokens,
+    private readonly skippedTermsFrom: SkippedTermsSource = "cheaper",
+  ) {}
 
   /** Replaces (or adds) documents, keeping term statistics, posting lists and totals in step; inside the caller's transaction. */
   async put(client: PoolClient, index: LexicalIndexName, documents: LexicalDocument[]): Promise<void> {
@@ -257,13 +286,12 @@ export class LexicalIndex {
     await writeBlocks(client, index, kept.filter((block) => block.postings.size > 0));
   }
 
-  /** The posting lists of these terms. */
-  private async readPostings(client: PoolClient, index: LexicalIndexName, terms: number[]): Promise<Map<number, Postings>> {
-    if (terms.length === 0) return new Map();
-    const { rows } = await client.query<Block>(`SELECT term, first_key, postings, data FROM lexical_postings WHERE index = $1 AND term = ANY($2::integer[])`, [
-      lexicalIndexes[index],
-      terms,
-    ]);
+  /** The posting lists of these terms; with `keys`, only the blocks that may hold one of those documents. */
+  private async readPostings(client: PoolClient, index: LexicalIndexName, terms: number[], keys?: number[]): Promise<Map<number, Postings>> {
+    if (terms.length === 0 || keys?.length === 0) return new Map();
+    const { rows } = keys
+      ? await client.query<Block>({ ...readBlocksHolding, values: [lexicalIndexes[index], terms, keys] })
+      : await client.query<Block>({ ...readLists, values: [lexicalIndexes[index], terms] });
     return groupBlocks(rows);
   }
 
@@ -302,29 +330,31 @@ export class LexicalIndex {
       else if (tokens.length > 1) phrases.push({ tokens, weight: 1 });
     }
     if (single.size === 0 && phrases.length === 0) return [];
-    const totals = await this.totals(client, index);
-    if (totals.documents === 0) return [];
+    const { totals, known, videoKeys } = await this.open(client, index, [...single.keys()], mask, query.videoIds);
+    if (totals.documents === 0 || videoKeys?.length === 0) return [];
     const averageLength = totals.tokens / totals.documents;
     const idf = (hits: number): number => Math.max(Math.log((totals.documents - hits + 0.5) / (hits + 0.5)), 1e-6);
     const saturation = (frequency: number, length: number): number => (frequency * (k1 + 1)) / (frequency + k1 * (1 - b + (b * length) / averageLength));
-    const allowed = query.videoKeys ? new Set(query.videoKeys) : undefined;
+    const allowed = videoKeys ? new Set(videoKeys) : undefined;
 
     // A term no document holds in the searched fields scores nothing and matches nothing.
-    const terms: QueryTerm[] = [...(await this.lookup(client, index, [...single.keys()], mask))]
+    const terms: QueryTerm[] = [...known]
       .filter(([, term]) => term.count > 0)
       .map(([text, term]) => {
         const weight = (single.get(text) ?? 0) * idf(term.count);
-        return { id: term.id, weight, bound: weight * (k1 + 1) };
+        return { id: term.id, weight, bound: weight * (k1 + 1), listed: term.listed };
       })
       .sort((x, y) => y.bound - x.bound || x.id - y.id);
     const scores = new Map<number, number>();
-    const score = async (ranked: QueryTerm[]): Promise<void> => {
-      const lists = await this.readPostings(client, index, ranked.map((term) => term.id));
+    // Adds the terms' scores to every document in their lists, or only to the documents `only` (whose blocks are read).
+    const score = async (ranked: QueryTerm[], only?: number[]): Promise<void> => {
+      const lists = await this.readPostings(client, index, ranked.map((term) => term.id), only);
+      const within = only && new Set(only);
       for (const term of ranked) {
         const list = lists.get(term.id);
         if (!list) continue;
         for (let at = 0; at < list.size; at++) {
-          if (allowed && !allowed.has(list.videoKeys[at] as number)) continue;
+          if (within ? !within.has(list.keys[at] as number) : allowed && !allowed.has(list.videoKeys[at] as number)) continue;
           const frequency = (list.counts[at * 3] as number) * (weights[0] ?? 0) + (list.counts[at * 3 + 1] as number) * (weights[1] ?? 0) + (list.counts[at * 3 + 2] as number) * (weights[2] ?? 0);
           if (frequency <= 0) continue;
           const key = list.keys[at] as number;
@@ -341,7 +371,9 @@ export class LexicalIndex {
       // whose bounds sum below that floor cannot alone put a document in the top k: their lists are not read. The other
       // lists are, and each document found keeps an exact partial score. A document may still reach the top k only if
       // its partial score plus the skipped terms' bounds reaches the k-th partial score; those few are scored with the
-      // skipped terms from their own term lists, so the top k is exact.
+      // skipped terms, so the top k is exact: from the skipped lists' blocks that hold them, or, where those lists are
+      // much longer than the documents are many, from the documents' own term lists. A whole-video document's term list
+      // is a few kilobytes to read (about 15 µs at 1,000 hours, against about 0.3 µs a posting); a clip's is small.
       await score(terms.slice(0, 2));
       const floor = kthLargest(scores, limit);
       const rest = terms.slice(2);
@@ -353,7 +385,10 @@ export class LexicalIndex {
       if (weak.length > 0) {
         const kth = kthLargest(scores, limit);
         const open = [...scores].filter(([, partial]) => partial + skippedBound >= kth).map(([key]) => key);
-        await this.scoreDocuments(client, index, open, weak, weights, saturation, scores);
+        const listed = weak.reduce((sum, term) => sum + term.listed, 0);
+        const fromLists = this.skippedTermsFrom === "cheaper" ? listed <= open.length * (8 + averageLength / 40) : this.skippedTermsFrom === "lists";
+        if (fromLists) await score(weak, open);
+        else await this.scoreDocuments(client, index, open, weak, weights, saturation, scores);
       }
     }
     for (const phrase of phrases) {
@@ -383,12 +418,10 @@ export class LexicalIndex {
   ): Promise<void> {
     if (keys.length === 0) return;
     // Each document's count of each term, found in its term ids by the server (a whole video holds hundreds).
-    const { rows } = await client.query<{ key: number; length: number; id: number; packed: number }>(
-      `SELECT d.key, d.length, q.id, d.counts[p] AS packed
-        FROM lexical_docs d CROSS JOIN unnest($3::integer[]) AS q(id), LATERAL array_position(d.terms, q.id) AS p
-        WHERE d.index = $1 AND d.key = ANY($2::bigint[]) AND p IS NOT NULL`,
-      [lexicalIndexes[index], keys, terms.map((term) => term.id)],
-    );
+    const { rows } = await client.query<{ key: number; length: number; id: number; packed: number }>({
+      ...documentCounts,
+      values: [lexicalIndexes[index], keys, terms.map((term) => term.id)],
+    });
     const weightOf = new Map(terms.map((term) => [term.id, term.weight]));
     for (const row of rows) {
       let counts = unpackCounts(row.packed);
@@ -458,6 +491,29 @@ export class LexicalIndex {
       [lexicalIndexes[index], terms, mask],
     );
     return new Map(rows.map((row) => [row.term, { id: row.id, count: row.count }]));
+  }
+
+  /**
+   * What a search needs before it reads a list, in one statement (a round trip is much of a short search): the index's
+   * totals, each known term's id, count in `mask`'s fields and list length, and the keys of the ready videos among `videoIds`.
+   */
+  private async open(
+    client: PoolClient,
+    index: LexicalIndexName,
+    terms: string[],
+    mask: number,
+    videoIds: string[] | undefined,
+  ): Promise<{ totals: { documents: number; tokens: number }; known: Map<string, { id: number; count: number; listed: number }>; videoKeys?: number[] }> {
+    const { rows } = await client.query<{ documents: number; tokens: number; video_keys: number[] | null; term: string | null; id: number; count: number; listed: number }>({
+      ...openSearch,
+      values: [lexicalIndexes[index], terms, mask, videoIds ?? null],
+    });
+    const first = rows[0];
+    return {
+      totals: { documents: Number(first?.documents ?? 0), tokens: Number(first?.tokens ?? 0) },
+      known: new Map(rows.flatMap((row) => (row.term === null ? [] : [[row.term, { id: row.id, count: row.count, listed: row.listed }] as const]))),
+      ...(videoIds ? { videoKeys: (first?.video_keys ?? []).map(Number) } : {}),
+    };
   }
 
   private async totals(client: PoolClient, index: LexicalIndexName): Promise<{ documents: number; tokens: number }> {

@@ -28,7 +28,10 @@ describe("Postgres store", { skip: needsPostgres }, () => {
   runStoreConformance("postgres", async () => openPostgresStore(await server.createDatabase()));
 
   test("pruning common terms (MaxScore) gives the exact top k: the same as ranking every match", async () => {
-    const store = await openPostgresStore(await server.createDatabase());
+    const url = await server.createDatabase();
+    const store = await openPostgresStore(url);
+    // The documents still open after pruning are scored with the skipped terms from their lists or from the documents.
+    const ways = await Promise.all((["lists", "documents"] as const).map((skippedTermsFrom) => openPostgresStore(url, { skippedTermsFrom })));
     try {
       // "make" and "water" are in most clips, "chain" in some, "derailleur" in few: the pruned search must agree.
       const words = ["chain", "derailleur", "brake", "pedal", "wheel", "oil", "rust", "gear"];
@@ -46,9 +49,15 @@ describe("Postgres store", { skip: needsPostgres }, () => {
           const everything = await search({ terms, limit: 10_000 });
           for (const limit of [1, 3, 10]) assert.deepEqual(await search({ terms, limit }), everything.slice(0, limit), `${words.join(" ")} limit ${limit}`);
         }
+        for (const way of ways) {
+          for (const limit of [1, 3, 10]) {
+            assert.deepEqual(await way.searchClips({ terms, limit }), await store.searchClips({ terms, limit }), `${words.join(" ")} clips limit ${limit}`);
+            assert.deepEqual(await way.searchVideos({ terms, limit }), await store.searchVideos({ terms, limit }), `${words.join(" ")} videos limit ${limit}`);
+          }
+        }
       }
     } finally {
-      await store.close();
+      await Promise.all([store, ...ways].map((opened) => opened.close()));
     }
   });
 
@@ -57,6 +66,9 @@ describe("Postgres store", { skip: needsPostgres }, () => {
     const sqlite = openSqliteStore(join(folder, "library.sqlite"));
     const url = await server.createDatabase();
     const postgres = await openPostgresStore(url);
+    // Each way of scoring the skipped terms of the documents still open after pruning (see the test above).
+    const ways = new Map<string, Store>([["cheaper", postgres]]);
+    for (const skippedTermsFrom of ["lists", "documents"] as const) ways.set(skippedTermsFrom, await openPostgresStore(url, { skippedTermsFrom }));
     try {
       // Words of very different frequencies, so lists of every size tier are written, merged and cut.
       const words = ["make", "water", "chain", "derailleur", "brake", "pedal", "wheel", "oil", "rust", "gear", "bolt", "spoke", "tyre", "saddle"];
@@ -115,19 +127,21 @@ describe("Postgres store", { skip: needsPostgres }, () => {
         // Scores equal; the order among equal scores is by key on each store, and keys differ between them.
         const same = (matches: { score: number }[], key: (match: never) => string) => matches.map((match) => `${rounded(match.score)} ${key(match as never)}`).sort();
         const clipKey = (match: { videoId: string; clipIndex: number }) => `${match.videoId}#${match.clipIndex}`;
-        const pgClips = await postgres.searchClips(query);
-        assert.deepEqual(pgClips.map((match) => rounded(match.score)), clips.map((match) => rounded(match.score)), `clips ${label}`);
-        const above = (matches: { score: number }[], last: number) => matches.filter((match) => rounded(match.score) > last);
-        const lastClip = rounded(clips.at(-1)?.score ?? 0);
-        assert.deepEqual(same(above(pgClips, lastClip), clipKey), same(above(clips, lastClip), clipKey), `clips ${label}`);
-        const pgVideos = await postgres.searchVideos(query);
-        const lastVideo = rounded(videos.at(-1)?.score ?? 0);
-        const videoKey = (match: { videoId: string }) => match.videoId;
-        assert.deepEqual(pgVideos.map((match) => rounded(match.score)), videos.map((match) => rounded(match.score)), `videos ${label}`);
-        assert.deepEqual(same(above(pgVideos, lastVideo), videoKey), same(above(videos, lastVideo), videoKey), `videos ${label}`);
+        for (const [way, store] of ways) {
+          const pgClips = await store.searchClips(query);
+          assert.deepEqual(pgClips.map((match) => rounded(match.score)), clips.map((match) => rounded(match.score)), `clips ${label} ${way}`);
+          const above = (matches: { score: number }[], last: number) => matches.filter((match) => rounded(match.score) > last);
+          const lastClip = rounded(clips.at(-1)?.score ?? 0);
+          assert.deepEqual(same(above(pgClips, lastClip), clipKey), same(above(clips, lastClip), clipKey), `clips ${label} ${way}`);
+          const pgVideos = await store.searchVideos(query);
+          const lastVideo = rounded(videos.at(-1)?.score ?? 0);
+          const videoKey = (match: { videoId: string }) => match.videoId;
+          assert.deepEqual(pgVideos.map((match) => rounded(match.score)), videos.map((match) => rounded(match.score)), `videos ${label} ${way}`);
+          assert.deepEqual(same(above(pgVideos, lastVideo), videoKey), same(above(videos, lastVideo), videoKey), `videos ${label} ${way}`);
+        }
       }
     } finally {
-      await postgres.close();
+      await Promise.all([...ways.values()].map((store) => store.close()));
       await sqlite.close();
       rmSync(folder, { recursive: true, force: true });
     }

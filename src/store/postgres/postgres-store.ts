@@ -51,7 +51,8 @@ import {
 } from "../store-checks.js";
 import { Fts5Tokens } from "./fts5-tokens.js";
 import { redactUrl } from "./postgres-url.js";
-import { buildPostingLists, LexicalIndex, type FieldLoader } from "./lexical-index.js";
+import { prepared } from "./prepared.js";
+import { buildPostingLists, LexicalIndex, type FieldLoader, type SkippedTermsSource } from "./lexical-index.js";
 import { migratePostgres } from "./postgres-schema.js";
 
 export interface PostgresStoreOptions {
@@ -59,6 +60,11 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Give up connecting after this long (default 10 s). */
   connectTimeoutMs?: number;
+  /**
+   * Where a pruned search reads the skipped common terms of the documents that may still reach the top (see
+   * LexicalIndex.search): the cheaper of the two by default. Both give the same scores; tests compare them.
+   */
+  skippedTermsFrom?: SkippedTermsSource;
 }
 
 // Postgres error classes that mean the server is gone or going (57P: operator intervention, 08: connection exception).
@@ -163,6 +169,30 @@ interface TouchedGraph {
 
 const videoColumns = `key, id, status, path, title, kind, duration_seconds, size_bytes, width, height, has_audio, has_video,
   times_estimated, ingested_at, clip_count, fingerprint`;
+// Reads every search makes (see prepared.ts).
+const readyVideos = prepared(`SELECT ${videoColumns} FROM videos WHERE id = ANY($1::text[]) AND status = 'ready'`);
+const videoIdsByKey = prepared(`SELECT key, id FROM videos WHERE status = 'ready' AND key = ANY($1::bigint[])`);
+const clipsByKey = prepared(
+  `SELECT c.key, v.id AS video_id, c.clip_index, c.start_second, c.end_second FROM clips c JOIN videos v ON v.key = c.video_key
+    WHERE c.key = ANY($1::bigint[])`,
+);
+/**
+ * Segments of each range: a video's segments are one row, and most of it lies outside a moment, so they are cut in the
+ * server; each video's row is unpacked once, however many of its moments are asked for.
+ */
+const segmentRanges = prepared(
+  `WITH r AS (SELECT * FROM unnest($1::text[], $2::float8[], $3::float8[]) WITH ORDINALITY AS r(video_id, start_second, end_second, at)),
+    u AS MATERIALIZED (
+      SELECT v.id AS video_id, u.* FROM videos v
+        JOIN segments s ON s.video_key = v.key
+        CROSS JOIN LATERAL unnest(s.start_seconds, s.end_seconds, s.texts, s.sources, s.clip_indexes)
+          WITH ORDINALITY AS u(start_second, end_second, text, source, clip_index, position)
+        WHERE v.status = 'ready' AND v.id = ANY($1::text[]))
+  SELECT r.at::integer, u.start_second, u.end_second, u.text, u.source, u.clip_index
+    FROM r JOIN u ON u.video_id = r.video_id
+    -- Overlapping the range, or starting inside it (a point segment); by start, then in the order written.
+    WHERE u.start_second < r.end_second AND (u.end_second > r.start_second OR u.start_second >= r.start_second)
+    ORDER BY r.at, u.start_second, u.position`);
 const entityColumns = `e.key, e.name_key, e.name, e.type, e.description, e.stale, e.change_sequence`;
 
 /** Clip documents' text, for counting phrases. */
@@ -236,18 +266,21 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     }
     throw failure;
   }
-  return new PostgresStore(pool, where);
+  return new PostgresStore(pool, where, options.skippedTermsFrom ?? "cheaper");
 }
 
 class PostgresStore implements Store {
   private readonly tokens = new Fts5Tokens();
-  private readonly lexical = new LexicalIndex(this.tokens);
+  private readonly lexical: LexicalIndex;
   private closed = false;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly where: string,
-  ) {}
+    skippedTermsFrom: SkippedTermsSource,
+  ) {
+    this.lexical = new LexicalIndex(this.tokens, skippedTermsFrom);
+  }
 
   /** Runs `work` on one connection outside a transaction (reads). */
   private async read<T>(action: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
@@ -721,7 +754,7 @@ class PostgresStore implements Store {
   async getVideos(ids: string[]): Promise<(Video | undefined)[]> {
     if (ids.length === 0) return [];
     return this.read("cannot read videos", async (client) => {
-      const { rows } = await client.query<VideoRow>(`SELECT ${videoColumns} FROM videos WHERE id = ANY($1::text[]) AND status = 'ready'`, [ids]);
+      const { rows } = await client.query<VideoRow>({ ...readyVideos, values: [ids] });
       const byId = new Map(rows.map((row) => [row.id, toVideo(row)]));
       return ids.map((id) => byId.get(id));
     });
@@ -929,15 +962,10 @@ class PostgresStore implements Store {
     const terms = termWeights(query.terms);
     const phrases = (query.phrases ?? []).filter(hasToken);
     if (limit === 0 || (terms.size === 0 && phrases.length === 0)) return [];
-    let videoKeys: number[] | undefined;
-    if (query.videoIds) {
-      videoKeys = await this.readyKeys(client, query.videoIds);
-      if (videoKeys.length === 0) return [];
-    }
     return this.lexical.search(
       client,
       index,
-      { terms, phrases, fieldWeights: weights, limit, ...(videoKeys ? { videoKeys } : {}) },
+      { terms, phrases, fieldWeights: weights, limit, ...(query.videoIds ? { videoIds: query.videoIds } : {}) },
       index === "clip" ? clipFields : videoFields,
     );
   }
@@ -946,11 +974,10 @@ class PostgresStore implements Store {
     return this.read("cannot search clips", async (client) => {
       const matches = await this.searchIndex(client, "clip", query);
       if (matches.length === 0) return [];
-      const { rows } = await client.query<{ key: number; video_id: string; clip_index: number; start_second: number; end_second: number }>(
-        `SELECT c.key, v.id AS video_id, c.clip_index, c.start_second, c.end_second FROM clips c JOIN videos v ON v.key = c.video_key
-          WHERE c.key = ANY($1::bigint[])`,
-        [matches.map(([key]) => key)],
-      );
+      const { rows } = await client.query<{ key: number; video_id: string; clip_index: number; start_second: number; end_second: number }>({
+        ...clipsByKey,
+        values: [matches.map(([key]) => key)],
+      });
       const byKey = new Map(rows.map((row) => [row.key, row]));
       return matches.flatMap(([key, score]) => {
         const row = byKey.get(key);
@@ -963,9 +990,7 @@ class PostgresStore implements Store {
     return this.read("cannot search videos", async (client) => {
       const matches = await this.searchIndex(client, "video", query);
       if (matches.length === 0) return [];
-      const { rows } = await client.query<{ key: number; id: string }>(`SELECT key, id FROM videos WHERE status = 'ready' AND key = ANY($1::bigint[])`, [
-        matches.map(([key]) => key),
-      ]);
+      const { rows } = await client.query<{ key: number; id: string }>({ ...videoIdsByKey, values: [matches.map(([key]) => key)] });
       const ids = new Map(rows.map((row) => [row.key, row.id]));
       return matches.flatMap(([key, score]) => {
         const videoId = ids.get(key);
@@ -1004,19 +1029,10 @@ class PostgresStore implements Store {
   async getSegmentRanges(ranges: SegmentRange[]): Promise<(Segment & { source: SegmentSource })[][]> {
     if (ranges.length === 0) return [];
     return this.read("cannot read segments", async (client) => {
-      // Cut to the ranges in the server: a video's segments are one row, and most of it lies outside a moment.
-      const { rows } = await client.query<{ at: number; start_second: number; end_second: number; text: string; source: SegmentSource; clip_index: number | null }>(
-        `SELECT r.at::integer, u.start_second, u.end_second, u.text, u.source, u.clip_index
-          FROM unnest($1::text[], $2::float8[], $3::float8[]) WITH ORDINALITY AS r(video_id, start_second, end_second, at)
-            JOIN videos v ON v.id = r.video_id AND v.status = 'ready'
-            JOIN segments s ON s.video_key = v.key
-            CROSS JOIN LATERAL unnest(s.start_seconds, s.end_seconds, s.texts, s.sources, s.clip_indexes)
-              WITH ORDINALITY AS u(start_second, end_second, text, source, clip_index, position)
-          -- Overlapping the range, or starting inside it (a point segment); by start, then in the order written.
-          WHERE u.start_second < r.end_second AND (u.end_second > r.start_second OR u.start_second >= r.start_second)
-          ORDER BY r.at, u.start_second, u.position`,
-        [ranges.map((range) => range.videoId), ranges.map((range) => range.startSecond), ranges.map((range) => range.endSecond)],
-      );
+      const { rows } = await client.query<{ at: number; start_second: number; end_second: number; text: string; source: SegmentSource; clip_index: number | null }>({
+        ...segmentRanges,
+        values: [ranges.map((range) => range.videoId), ranges.map((range) => range.startSecond), ranges.map((range) => range.endSecond)],
+      });
       const found = ranges.map((): (Segment & { source: SegmentSource })[] => []);
       for (const row of rows) {
         found[row.at - 1]?.push({
