@@ -8,8 +8,9 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { seededRandom } from "../../../scripts/seeded-random.js";
-import { VideoRagError, type LexicalQuery, type Store } from "../../spec/index.js";
+import { VideoRagError, type LexicalQuery, type Segment, type Store } from "../../spec/index.js";
 import { needsPostgres, startPostgres, type TestPostgres } from "../../test-support/postgres.js";
+import { SegmentBlockView, segmentsPerBlock } from "../packed-text.js";
 import { openSqliteStore } from "../sqlite/sqlite-store.js";
 import { runStoreConformance, sampleVideo } from "../store-conformance.case.js";
 import { blockPostings } from "./lexical-index.js";
@@ -17,6 +18,32 @@ import { postgresSchemaVersion } from "./postgres-schema.js";
 import { openPostgresStore } from "./postgres-store.js";
 
 if (needsPostgres) console.log(`# skipping the Postgres store tests: ${needsPostgres}`);
+
+/** Turns a library's segment blocks back into schema 2's row of arrays per video, as a library before schema 3 had them. */
+async function segmentsAsArrays(client: pg.Client): Promise<void> {
+  const { rows } = await client.query<{ video_key: string; data: Buffer }>("SELECT video_key, data FROM segment_blocks ORDER BY video_key, block_index");
+  await client.query(`DROP TABLE segment_blocks;
+    CREATE TABLE segments (
+      video_key bigint PRIMARY KEY REFERENCES videos (key) ON DELETE CASCADE,
+      start_seconds double precision[] NOT NULL,
+      end_seconds double precision[] NOT NULL,
+      texts text[] NOT NULL,
+      sources text[] NOT NULL,
+      clip_indexes integer[] NOT NULL
+    )`);
+  const videos = new Map<string, Segment[]>();
+  for (const row of rows) videos.set(row.video_key, [...(videos.get(row.video_key) ?? []), ...new SegmentBlockView(row.data).segments()]);
+  for (const [videoKey, segments] of videos) {
+    await client.query("INSERT INTO segments VALUES ($1, $2, $3, $4, $5, $6)", [
+      videoKey,
+      segments.map((segment) => segment.startSecond),
+      segments.map((segment) => segment.endSecond),
+      segments.map((segment) => segment.text),
+      segments.map((segment) => segment.source),
+      segments.map((segment) => segment.clipIndex ?? null),
+    ]);
+  }
+}
 
 describe("Postgres store", { skip: needsPostgres }, () => {
   let server: TestPostgres;
@@ -160,9 +187,10 @@ describe("Postgres store", { skip: needsPostgres }, () => {
       for (let at = 0; at < 12; at++) await store.commitVideo(sampleVideo(`v${at}`, [`make the ${"chain ".repeat(at % 3)}`, at % 2 ? "derailleur bolt" : "water"]));
       const before = await ranked(store);
       await store.close();
-      // What schema 1 had: no posting lists.
+      // What schema 1 had: segments as arrays, no posting lists.
       const client = new pg.Client(url);
       await client.connect();
+      await segmentsAsArrays(client);
       await client.query("DROP TABLE lexical_postings; ALTER TABLE lexical_terms DROP COLUMN writes; UPDATE videorag_schema SET version = 1");
       await client.end();
       const migrated = await openPostgresStore(url);
@@ -170,6 +198,45 @@ describe("Postgres store", { skip: needsPostgres }, () => {
         assert.deepEqual(await ranked(migrated), before);
       } finally {
         await migrated.close();
+      }
+    } finally {
+      await store.close().catch(() => undefined);
+    }
+  });
+
+  test("a schema 2 library is migrated: its segments are packed in blocks, and every read gives them back as before", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore(url);
+    try {
+      // A video of more than one block, with speech, screen text and visual segments, some of no length.
+      const long = sampleVideo("long", Array.from({ length: 120 }, (_, at) => `line ${at} of the long one`));
+      long.segments.push(...long.clips.flatMap((clip) => [
+        { startSecond: clip.startSecond + 1, endSecond: clip.startSecond + 1, text: `screen ${clip.index}`, source: "screen" as const, clipIndex: clip.index },
+        { startSecond: clip.startSecond, endSecond: clip.endSecond, text: `person bicycle ${clip.index}`, source: "visual" as const },
+      ]));
+      assert.ok(long.segments.length > segmentsPerBlock);
+      await store.commitVideo(long);
+      await store.commitVideo(sampleVideo("short", ["a short one", "with two clips"]));
+      const windows = [["long", 0, 1e9], ["long", 30, 95], ["long", 301, 302], ["short", 0, 5], ["missing", 0, 5]] as const;
+      const read = async (target: Store) => [
+        ...(await Promise.all(windows.map(([videoId, start, end]) => target.getSegments(videoId, start, end)))),
+        await target.getSegmentRanges(windows.map(([videoId, startSecond, endSecond]) => ({ videoId, startSecond, endSecond }))),
+      ];
+      const before = await read(store);
+      assert.ok((before[1] as unknown[]).length > 0);
+      await store.close();
+      const client = new pg.Client(url);
+      await client.connect();
+      await segmentsAsArrays(client);
+      await client.query("UPDATE videorag_schema SET version = 2");
+      const migrated = await openPostgresStore(url);
+      try {
+        assert.deepEqual(await read(migrated), before);
+        const { rows } = await client.query<{ blocks: number; arrays: string | null }>("SELECT count(*)::integer AS blocks, to_regclass('segments')::text AS arrays FROM segment_blocks");
+        assert.deepEqual(rows[0], { blocks: 3, arrays: null }, "two blocks for the long video, one for the short, and the arrays' table dropped");
+      } finally {
+        await migrated.close();
+        await client.end();
       }
     } finally {
       await store.close().catch(() => undefined);

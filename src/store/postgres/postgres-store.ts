@@ -51,6 +51,7 @@ import {
 } from "../store-checks.js";
 import { Fts5Tokens } from "./fts5-tokens.js";
 import { redactUrl } from "./postgres-url.js";
+import { blockMayHold, deflateSegmentBlocks, encodeSegmentBlocks, SegmentBlockView, segmentsInWindow } from "../packed-text.js";
 import { prepared } from "./prepared.js";
 import { buildPostingLists, LexicalIndex, type FieldLoader, type SkippedTermsSource } from "./lexical-index.js";
 import { migratePostgres } from "./postgres-schema.js";
@@ -176,24 +177,62 @@ const clipsByKey = prepared(
   `SELECT c.key, v.id AS video_id, c.clip_index, c.start_second, c.end_second FROM clips c JOIN videos v ON v.key = c.video_key
     WHERE c.key = ANY($1::bigint[])`,
 );
-/**
- * Segments of each range: a video's segments are one row, and most of it lies outside a moment, so they are cut in the
- * server; each video's row is unpacked once, however many of its moments are asked for.
- */
-const segmentRanges = prepared(
-  `WITH r AS (SELECT * FROM unnest($1::text[], $2::float8[], $3::float8[]) WITH ORDINALITY AS r(video_id, start_second, end_second, at)),
-    u AS MATERIALIZED (
-      SELECT v.id AS video_id, u.* FROM videos v
-        JOIN segments s ON s.video_key = v.key
-        CROSS JOIN LATERAL unnest(s.start_seconds, s.end_seconds, s.texts, s.sources, s.clip_indexes)
-          WITH ORDINALITY AS u(start_second, end_second, text, source, clip_index, position)
-        WHERE v.status = 'ready' AND v.id = ANY($1::text[]))
-  SELECT r.at::integer, u.start_second, u.end_second, u.text, u.source, u.clip_index
-    FROM r JOIN u ON u.video_id = r.video_id
-    -- Overlapping the range, or starting inside it (a point segment); by start, then in the order written.
-    WHERE u.start_second < r.end_second AND (u.end_second > r.start_second OR u.start_second >= r.start_second)
-    ORDER BY r.at, u.start_second, u.position`);
+/** The segment blocks that may hold a segment of one of the ranges (see `segmentsInWindow`). */
+const segmentBlocksOfRanges = prepared(
+  `SELECT v.id AS video_id, b.block_index, b.min_start_second, b.max_start_second, b.max_end_second, b.data
+    FROM videos v JOIN segment_blocks b ON b.video_key = v.key
+    WHERE v.status = 'ready' AND v.id = ANY($1::text[])
+      AND EXISTS (SELECT 1 FROM unnest($1::text[], $2::float8[], $3::float8[]) AS r(video_id, start_second, end_second)
+        WHERE r.video_id = v.id AND b.min_start_second < r.end_second AND (b.max_end_second > r.start_second OR b.max_start_second >= r.start_second))`,
+);
 const entityColumns = `e.key, e.name_key, e.name, e.type, e.description, e.stale, e.change_sequence`;
+
+/** Writes videos' segments as blocks (see packed-text.ts). */
+async function insertSegmentBlocks(client: PoolClient, videos: { videoKey: number; segments: Segment[] }[]): Promise<void> {
+  const blocks = videos.flatMap(({ videoKey, segments }) => encodeSegmentBlocks(segments, deflateSegmentBlocks).map((block) => ({ videoKey, ...block })));
+  if (blocks.length === 0) return;
+  await client.query(
+    `INSERT INTO segment_blocks (video_key, block_index, min_start_second, max_start_second, max_end_second, data)
+      SELECT * FROM unnest($1::bigint[], $2::integer[], $3::float8[], $4::float8[], $5::float8[], $6::bytea[])`,
+    [
+      blocks.map((block) => block.videoKey),
+      blocks.map((block) => block.blockIndex),
+      blocks.map((block) => block.minStartSecond),
+      blocks.map((block) => block.maxStartSecond),
+      blocks.map((block) => block.maxEndSecond),
+      blocks.map((block) => block.data),
+    ],
+  );
+}
+
+/** Schema 3's migration: each video's row of segment arrays (schema 2) packed into blocks, a few hundred videos at a time. */
+async function packSegments(client: PoolClient): Promise<void> {
+  for (let after = 0; ; ) {
+    const { rows } = await client.query<{ video_key: number; start_seconds: number[]; end_seconds: number[]; texts: string[]; sources: SegmentSource[]; clip_indexes: (number | null)[] }>(
+      `SELECT video_key, start_seconds, end_seconds, texts, sources, clip_indexes FROM segments WHERE video_key > $1 ORDER BY video_key LIMIT 500`,
+      [after],
+    );
+    if (rows.length === 0) break;
+    await insertSegmentBlocks(
+      client,
+      rows.map((row) => ({
+        videoKey: row.video_key,
+        segments: row.texts.map((text, at) => {
+          const clipIndex = row.clip_indexes[at];
+          return {
+            startSecond: row.start_seconds[at] as number,
+            endSecond: row.end_seconds[at] as number,
+            text,
+            source: row.sources[at] as SegmentSource,
+            ...(clipIndex === null || clipIndex === undefined ? {} : { clipIndex }),
+          };
+        }),
+      })),
+    );
+    after = (rows.at(-1) as { video_key: number }).video_key;
+  }
+  await client.query(`DROP TABLE segments`);
+}
 
 /** Clip documents' text, for counting phrases. */
 const clipFields: FieldLoader = async (client, keys) => {
@@ -249,6 +288,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     try {
       await migratePostgres(client, where, {
         buildPostingLists: (client) => buildPostingLists(client, { clip: clipFields, video: videoFields, entity: entityFields }),
+        packSegments,
       });
     } finally {
       client.release();
@@ -348,7 +388,7 @@ class PostgresStore implements Store {
     const touched = await this.clearGraph(client, videoKey);
     await this.lexical.removeVideoClips(client, videoKey);
     await this.lexical.remove(client, "video", [videoKey]);
-    for (const table of ["clips", "segments", "frames", "clip_stages"]) {
+    for (const table of ["clips", "segment_blocks", "frames", "clip_stages"]) {
       await client.query(`DELETE FROM ${table} WHERE video_key = $1`, [videoKey]);
     }
     await client.query(`DELETE FROM vectors WHERE video_key = $1`, [videoKey]);
@@ -430,39 +470,14 @@ class PostgresStore implements Store {
 
   /** A video's segments in the order they were written. */
   private async readSegments(client: PoolClient, videoKey: number): Promise<Segment[]> {
-    const { rows } = await client.query<{ start_seconds: number[]; end_seconds: number[]; texts: string[]; sources: SegmentSource[]; clip_indexes: (number | null)[] }>(
-      `SELECT start_seconds, end_seconds, texts, sources, clip_indexes FROM segments WHERE video_key = $1`,
-      [videoKey],
-    );
-    const row = rows[0];
-    if (!row) return [];
-    return row.texts.map((text, at) => {
-      const clipIndex = row.clip_indexes[at];
-      return {
-        startSecond: row.start_seconds[at] as number,
-        endSecond: row.end_seconds[at] as number,
-        text,
-        source: row.sources[at] as SegmentSource,
-        ...(clipIndex === null || clipIndex === undefined ? {} : { clipIndex }),
-      };
-    });
+    const { rows } = await client.query<{ data: Buffer }>(`SELECT data FROM segment_blocks WHERE video_key = $1 ORDER BY block_index`, [videoKey]);
+    return rows.flatMap((row) => new SegmentBlockView(row.data).segments());
   }
 
   /** Replaces a video's segments with these, in this order. */
   private async writeSegments(client: PoolClient, videoKey: number, segments: Segment[]): Promise<void> {
-    await client.query(
-      `INSERT INTO segments (video_key, start_seconds, end_seconds, texts, sources, clip_indexes) VALUES ($1, $2, $3, $4, $5, $6)
-        ON CONFLICT (video_key) DO UPDATE SET start_seconds = excluded.start_seconds, end_seconds = excluded.end_seconds,
-          texts = excluded.texts, sources = excluded.sources, clip_indexes = excluded.clip_indexes`,
-      [
-        videoKey,
-        segments.map((segment) => segment.startSecond),
-        segments.map((segment) => segment.endSecond),
-        segments.map((segment) => segment.text),
-        segments.map((segment) => segment.source),
-        segments.map((segment) => segment.clipIndex ?? null),
-      ],
-    );
+    await client.query(`DELETE FROM segment_blocks WHERE video_key = $1`, [videoKey]);
+    await insertSegmentBlocks(client, [{ videoKey, segments }]);
   }
 
   private async upsertClipStages(client: PoolClient, videoKey: number, records: VideoContent["clipStages"] = []): Promise<void> {
@@ -1029,23 +1044,23 @@ class PostgresStore implements Store {
   async getSegmentRanges(ranges: SegmentRange[]): Promise<(Segment & { source: SegmentSource })[][]> {
     if (ranges.length === 0) return [];
     return this.read("cannot read segments", async (client) => {
-      const { rows } = await client.query<{ at: number; start_second: number; end_second: number; text: string; source: SegmentSource; clip_index: number | null }>({
-        ...segmentRanges,
+      const { rows } = await client.query<{ video_id: string; block_index: number; min_start_second: number; max_start_second: number; max_end_second: number; data: Buffer }>({
+        ...segmentBlocksOfRanges,
         values: [ranges.map((range) => range.videoId), ranges.map((range) => range.startSecond), ranges.map((range) => range.endSecond)],
       });
-      const found = ranges.map((): (Segment & { source: SegmentSource })[] => []);
+      // Each block is decoded once, however many of the ranges it serves.
+      const blocks = new Map<string, { blockIndex: number; minStartSecond: number; maxStartSecond: number; maxEndSecond: number; data: Buffer; view?: SegmentBlockView }[]>();
       for (const row of rows) {
-        found[row.at - 1]?.push({
-          startSecond: row.start_second,
-          endSecond: row.end_second,
-          text: row.text,
-          source: row.source,
-          ...(row.clip_index === null ? {} : { clipIndex: row.clip_index }),
-        });
+        const block = { blockIndex: row.block_index, minStartSecond: row.min_start_second, maxStartSecond: row.max_start_second, maxEndSecond: row.max_end_second, data: row.data };
+        blocks.set(row.video_id, [...(blocks.get(row.video_id) ?? []), block]);
       }
-      return found;
+      return ranges.map(({ videoId, startSecond, endSecond }) => {
+        const holding = (blocks.get(videoId) ?? []).filter((block) => blockMayHold(block, startSecond, endSecond));
+        return segmentsInWindow(holding.map((block) => ({ blockIndex: block.blockIndex, view: (block.view ??= new SegmentBlockView(block.data)) })), startSecond, endSecond);
+      });
     });
   }
+
 
 
   async termDocumentFrequency(terms: string[]): Promise<{ frequencies: Map<string, number>; documentCount: number }> {

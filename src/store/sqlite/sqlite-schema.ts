@@ -12,7 +12,7 @@ import {
   SegmentText,
   transcriptRuns,
   type PieceSource,
-} from "./packed-text.js";
+} from "../packed-text.js";
 import { bytesVector, vectorBuckets } from "./vector-buckets.js";
 
 /**
@@ -315,7 +315,7 @@ INSERT INTO sequences (name, value) SELECT 'entity-change', coalesce(max(change_
  *
  * The transcript was there three times (segments, clips, chunks), the graph's sources quoted their chunks again, and
  * of the segments' 82 bytes a row half went to two indexes, a 'transcript' string and the row's own numbers. Now (see
- * packed-text.ts):
+ * ../packed-text.ts):
  * - segments are stored as blocks of 256 per video (`segment_blocks`), deflated, with the bounds of their times so a
  *   time window reads only the blocks it can touch;
  * - a clip's transcript is a run of its video's speech segments (`transcript_first`, `transcript_last`, positions in

@@ -49,6 +49,7 @@ import {
   joinTranscript,
   packChunkText,
   deflateSegmentBlocks,
+  segmentsInWindow,
   segmentsPerBlock,
   transcriptRuns,
   unpackChunkText,
@@ -56,7 +57,7 @@ import {
   SegmentText,
   type PieceSource,
   type TranscriptRun,
-} from "./packed-text.js";
+} from "../packed-text.js";
 import {
   checkCount,
   checkRecord,
@@ -448,7 +449,7 @@ class BlockCache {
 }
 
 /**
- * Reads packed text (see packed-text.ts and schema version 7) for one call: each block of segments and each chunk is
+ * Reads packed text (see ../packed-text.ts and schema version 7) for one call: each block of segments and each chunk is
  * read once however many rows need it. Made anew for each call, so nothing read outlives a write.
  */
 class PackedReader {
@@ -1361,20 +1362,9 @@ class SqliteStore implements Store {
   }
 
   private segmentsIn({ videoId, startSecond, endSecond }: SegmentRange): (Segment & { source: SegmentSource })[] {
-    const found: { segment: Segment; position: number }[] = [];
     const blocks = this.statements.segmentBlocksInWindow.all({ videoId, start: startSecond, end: endSecond }) as [number, number, Buffer][];
-    for (const [videoKey, blockIndex, data] of blocks) {
-      const view = this.blockCache.decode(videoKey, blockIndex, data);
-      for (let index = 0; index < view.count; index++) {
-        const start = view.startSecond(index);
-        // A segment overlapping [start, end), or a zero-length one inside it: the condition the segments table had.
-        if (start < endSecond && (view.endSecond(index) > startSecond || start >= startSecond)) {
-          found.push({ segment: view.segment(index), position: blockIndex * segmentsPerBlock + index });
-        }
-      }
-    }
-    // By start, then in the order written (the table's rowid order before version 7).
-    return found.sort((a, b) => a.segment.startSecond - b.segment.startSecond || a.position - b.position).map(({ segment }) => segment);
+    const views = blocks.map(([videoKey, blockIndex, data]) => ({ blockIndex, view: this.blockCache.decode(videoKey, blockIndex, data) }));
+    return segmentsInWindow(views, startSecond, endSecond);
   }
 
   async termDocumentFrequency(terms: string[]): Promise<{ frequencies: Map<string, number>; documentCount: number }> {

@@ -1,12 +1,13 @@
 // How the SQLite library keeps each text once (schema version 7): a video's segments as blocks, and everything that
 // repeats their words as a reference to them — a clip's transcript as a run of segments, a chunk's text as pieces of
-// the segments' text, a graph source's description as pieces of its chunk's text. Every encoding is checked by decoding
+// the segments' text, a graph source's description as pieces of its chunk's text. The Postgres library keeps its
+// segments in the same blocks (its schema 3). Every encoding is checked by decoding
 // it before it is stored (the callers store the text itself when it does not come back exactly), so what the store
 // returns never depends on these codecs being clever. The byte formats are part of the file format: changing one needs
 // a new schema version.
 
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import type { Segment, SegmentSource } from "../../spec/index.js";
+import type { Segment, SegmentSource } from "../spec/index.js";
 
 /** Segments per block: a block is what a read decodes, so a long video's read stays small. */
 export const segmentsPerBlock = 256;
@@ -320,6 +321,29 @@ interface BlockColumns {
   /** Where each text starts in the region, and its length, in UTF-16 units. */
   offsets: Uint32Array;
   lengths: Uint32Array;
+}
+
+/**
+ * The segments of a window [start, end) from the blocks that may hold them (each with its place among the video's
+ * blocks): those overlapping it, or of no length and inside it, by start and then in the order written. This was the
+ * segments table's condition and order before both stores packed segments.
+ */
+export function segmentsInWindow(blocks: { blockIndex: number; view: SegmentBlockView }[], startSecond: number, endSecond: number): (Segment & { source: SegmentSource })[] {
+  const found: { segment: Segment & { source: SegmentSource }; position: number }[] = [];
+  for (const { blockIndex, view } of blocks) {
+    for (let index = 0; index < view.count; index++) {
+      const start = view.startSecond(index);
+      if (start < endSecond && (view.endSecond(index) > startSecond || start >= startSecond)) {
+        found.push({ segment: view.segment(index), position: blockIndex * segmentsPerBlock + index });
+      }
+    }
+  }
+  return found.sort((a, b) => a.segment.startSecond - b.segment.startSecond || a.position - b.position).map(({ segment }) => segment);
+}
+
+/** Whether a block with these bounds may hold a segment of the window [start, end) (see `segmentsInWindow`). */
+export function blockMayHold(block: { minStartSecond: number; maxStartSecond: number; maxEndSecond: number }, startSecond: number, endSecond: number): boolean {
+  return block.minStartSecond < endSecond && (block.maxEndSecond > startSecond || block.maxStartSecond >= startSecond);
 }
 
 /** A clip transcript as the segments it was made of: the speech segments between two positions, joined by newlines. */

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Segment } from "../../spec/index.js";
+import type { Segment } from "../spec/index.js";
 import {
   decodeFrames,
   encodeFrames,
