@@ -10,7 +10,7 @@ import pg from "pg";
 import { seededRandom } from "../../../scripts/seeded-random.js";
 import { VideoRagError, type LexicalQuery, type Segment, type Store } from "../../spec/index.js";
 import { needsPostgres, startPostgres, type TestPostgres } from "../../test-support/postgres.js";
-import { SegmentBlockView, segmentsPerBlock } from "../packed-text.js";
+import { decodeFrames, SegmentBlockView, segmentsPerBlock } from "../packed-text.js";
 import { openSqliteStore } from "../sqlite/sqlite-store.js";
 import { runStoreConformance, sampleVideo } from "../store-conformance.case.js";
 import { blockPostings } from "./lexical-index.js";
@@ -19,10 +19,15 @@ import { openPostgresStore } from "./postgres-store.js";
 
 if (needsPostgres) console.log(`# skipping the Postgres store tests: ${needsPostgres}`);
 
-/** Turns a library's segment blocks back into schema 2's row of arrays per video, as a library before schema 3 had them. */
-async function segmentsAsArrays(client: pg.Client): Promise<void> {
+/**
+ * Turns a library's segment blocks back into schema 2's row of arrays per video, and its frame lists into a row per
+ * frame, as a library before schema 3 had them.
+ */
+async function asSchema2(client: pg.Client): Promise<void> {
   const { rows } = await client.query<{ video_key: string; data: Buffer }>("SELECT video_key, data FROM segment_blocks ORDER BY video_key, block_index");
-  await client.query(`DROP TABLE segment_blocks;
+  const frameLists = (await client.query<{ video_key: string; frames: Buffer }>("SELECT video_key, frames FROM frame_lists")).rows;
+  await client.query(`DROP TABLE segment_blocks; DROP TABLE frame_lists;
+    CREATE TABLE frames (video_key bigint NOT NULL REFERENCES videos (key) ON DELETE CASCADE, time_second double precision NOT NULL, hash text);
     CREATE TABLE segments (
       video_key bigint PRIMARY KEY REFERENCES videos (key) ON DELETE CASCADE,
       start_seconds double precision[] NOT NULL,
@@ -42,6 +47,10 @@ async function segmentsAsArrays(client: pg.Client): Promise<void> {
       segments.map((segment) => segment.source),
       segments.map((segment) => segment.clipIndex ?? null),
     ]);
+  }
+  for (const list of frameLists) {
+    const frames = decodeFrames(list.frames);
+    await client.query("INSERT INTO frames SELECT $1, * FROM unnest($2::float8[], $3::text[])", [list.video_key, frames.map((frame) => frame.timeSecond), frames.map((frame) => frame.hash ?? null)]);
   }
 }
 
@@ -190,7 +199,7 @@ describe("Postgres store", { skip: needsPostgres }, () => {
       // What schema 1 had: segments as arrays, no posting lists.
       const client = new pg.Client(url);
       await client.connect();
-      await segmentsAsArrays(client);
+      await asSchema2(client);
       await client.query("DROP TABLE lexical_postings; ALTER TABLE lexical_terms DROP COLUMN writes; UPDATE videorag_schema SET version = 1");
       await client.end();
       const migrated = await openPostgresStore(url);
@@ -204,7 +213,7 @@ describe("Postgres store", { skip: needsPostgres }, () => {
     }
   });
 
-  test("a schema 2 library is migrated: its segments are packed in blocks, and every read gives them back as before", async () => {
+  test("a schema 2 library is migrated: its segments and frames are packed, and every read gives them back as before", async () => {
     const url = await server.createDatabase();
     const store = await openPostgresStore(url);
     try {
@@ -215,25 +224,31 @@ describe("Postgres store", { skip: needsPostgres }, () => {
         { startSecond: clip.startSecond, endSecond: clip.endSecond, text: `person bicycle ${clip.index}`, source: "visual" as const },
       ]));
       assert.ok(long.segments.length > segmentsPerBlock);
+      long.frames = Array.from({ length: 40 }, (_, at) => ({ timeSecond: at * 2.5, ...(at % 3 ? { hash: (at * 7919).toString(16).padStart(16, "0") } : {}) }));
       await store.commitVideo(long);
       await store.commitVideo(sampleVideo("short", ["a short one", "with two clips"]));
       const windows = [["long", 0, 1e9], ["long", 30, 95], ["long", 301, 302], ["short", 0, 5], ["missing", 0, 5]] as const;
       const read = async (target: Store) => [
         ...(await Promise.all(windows.map(([videoId, start, end]) => target.getSegments(videoId, start, end)))),
         await target.getSegmentRanges(windows.map(([videoId, startSecond, endSecond]) => ({ videoId, startSecond, endSecond }))),
+        await target.getFrames("long", 10, 60),
+        await target.getFrames("short", 0, 60),
       ];
       const before = await read(store);
       assert.ok((before[1] as unknown[]).length > 0);
+      assert.equal((before[6] as unknown[]).length, 20, "the long video's frames from 10 s to 60 s");
       await store.close();
       const client = new pg.Client(url);
       await client.connect();
-      await segmentsAsArrays(client);
+      await asSchema2(client);
       await client.query("UPDATE videorag_schema SET version = 2");
       const migrated = await openPostgresStore(url);
       try {
         assert.deepEqual(await read(migrated), before);
-        const { rows } = await client.query<{ blocks: number; arrays: string | null }>("SELECT count(*)::integer AS blocks, to_regclass('segments')::text AS arrays FROM segment_blocks");
-        assert.deepEqual(rows[0], { blocks: 3, arrays: null }, "two blocks for the long video, one for the short, and the arrays' table dropped");
+        const { rows } = await client.query<{ blocks: number; lists: number; arrays: string | null; frames: string | null }>(
+          "SELECT (SELECT count(*)::integer FROM segment_blocks) AS blocks, (SELECT count(*)::integer FROM frame_lists) AS lists, to_regclass('segments')::text AS arrays, to_regclass('frames')::text AS frames",
+        );
+        assert.deepEqual(rows[0], { blocks: 3, lists: 2, arrays: null, frames: null }, "two blocks for the long video, one for the short, a frame list each, and the old tables dropped");
       } finally {
         await migrated.close();
         await client.end();

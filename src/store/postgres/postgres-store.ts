@@ -51,7 +51,7 @@ import {
 } from "../store-checks.js";
 import { Fts5Tokens } from "./fts5-tokens.js";
 import { redactUrl } from "./postgres-url.js";
-import { blockMayHold, deflateSegmentBlocks, encodeSegmentBlocks, SegmentBlockView, segmentsInWindow } from "../packed-text.js";
+import { blockMayHold, decodeFrames, deflateSegmentBlocks, encodeFrames, encodeSegmentBlocks, SegmentBlockView, segmentsInWindow } from "../packed-text.js";
 import { prepared } from "./prepared.js";
 import { buildPostingLists, LexicalIndex, type FieldLoader, type SkippedTermsSource } from "./lexical-index.js";
 import { migratePostgres } from "./postgres-schema.js";
@@ -205,8 +205,11 @@ async function insertSegmentBlocks(client: PoolClient, videos: { videoKey: numbe
   );
 }
 
-/** Schema 3's migration: each video's row of segment arrays (schema 2) packed into blocks, a few hundred videos at a time. */
-async function packSegments(client: PoolClient): Promise<void> {
+/**
+ * Schema 3's migration, a few hundred videos at a time: each video's row of segment arrays (schema 2) packed into
+ * blocks, and its frames, a row each, into one list.
+ */
+async function packSegmentsAndFrames(client: PoolClient): Promise<void> {
   for (let after = 0; ; ) {
     const { rows } = await client.query<{ video_key: number; start_seconds: number[]; end_seconds: number[]; texts: string[]; sources: SegmentSource[]; clip_indexes: (number | null)[] }>(
       `SELECT video_key, start_seconds, end_seconds, texts, sources, clip_indexes FROM segments WHERE video_key > $1 ORDER BY video_key LIMIT 500`,
@@ -231,7 +234,20 @@ async function packSegments(client: PoolClient): Promise<void> {
     );
     after = (rows.at(-1) as { video_key: number }).video_key;
   }
-  await client.query(`DROP TABLE segments`);
+  for (let after = 0; ; ) {
+    const { rows } = await client.query<{ video_key: number; times: number[]; hashes: (string | null)[] }>(
+      `SELECT video_key, array_agg(time_second ORDER BY time_second) AS times, array_agg(hash ORDER BY time_second) AS hashes FROM frames
+        WHERE video_key IN (SELECT DISTINCT video_key FROM frames WHERE video_key > $1 ORDER BY video_key LIMIT 500) GROUP BY video_key ORDER BY video_key`,
+      [after],
+    );
+    if (rows.length === 0) break;
+    await client.query(`INSERT INTO frame_lists (video_key, frames) SELECT * FROM unnest($1::bigint[], $2::bytea[])`, [
+      rows.map((row) => row.video_key),
+      rows.map((row) => encodeFrames(row.times.map((timeSecond, at) => ({ timeSecond, ...(row.hashes[at] ? { hash: row.hashes[at] as string } : {}) })))),
+    ]);
+    after = (rows.at(-1) as { video_key: number }).video_key;
+  }
+  await client.query(`DROP TABLE segments; DROP TABLE frames`);
 }
 
 /** Clip documents' text, for counting phrases. */
@@ -288,7 +304,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     try {
       await migratePostgres(client, where, {
         buildPostingLists: (client) => buildPostingLists(client, { clip: clipFields, video: videoFields, entity: entityFields }),
-        packSegments,
+        packSegments: packSegmentsAndFrames,
       });
     } finally {
       client.release();
@@ -388,7 +404,7 @@ class PostgresStore implements Store {
     const touched = await this.clearGraph(client, videoKey);
     await this.lexical.removeVideoClips(client, videoKey);
     await this.lexical.remove(client, "video", [videoKey]);
-    for (const table of ["clips", "segment_blocks", "frames", "clip_stages"]) {
+    for (const table of ["clips", "segment_blocks", "frame_lists", "clip_stages"]) {
       await client.query(`DELETE FROM ${table} WHERE video_key = $1`, [videoKey]);
     }
     await client.query(`DELETE FROM vectors WHERE video_key = $1`, [videoKey]);
@@ -846,13 +862,7 @@ class PostgresStore implements Store {
       await this.insertClips(client, key, content.clips);
       await this.indexVideo(client, key);
       await this.writeSegments(client, key, content.segments);
-      if (content.frames.length > 0) {
-        await client.query(`INSERT INTO frames (video_key, time_second, hash) SELECT $1, * FROM unnest($2::float8[], $3::text[])`, [
-          key,
-          content.frames.map((frame) => frame.timeSecond),
-          content.frames.map((frame) => frame.hash ?? null),
-        ]);
-      }
+      if (content.frames.length > 0) await client.query(`INSERT INTO frame_lists (video_key, frames) VALUES ($1, $2)`, [key, encodeFrames(content.frames)]);
       const signals = content.signals ?? [];
       if (signals.length > 0) {
         await client.query(
@@ -1234,12 +1244,12 @@ class PostgresStore implements Store {
 
   async getFrames(videoId: string, startSecond: number, endSecond: number): Promise<Frame[]> {
     return this.read("cannot read frames", async (client) => {
-      const { rows } = await client.query<{ time_second: number; hash: string | null }>(
-        `SELECT f.time_second, f.hash FROM frames f JOIN videos v ON v.key = f.video_key
-          WHERE v.id = $1 AND v.status = 'ready' AND f.time_second >= $2 AND f.time_second < $3 ORDER BY f.time_second`,
-        [videoId, startSecond, endSecond],
+      const { rows } = await client.query<{ frames: Buffer }>(
+        `SELECT f.frames FROM frame_lists f JOIN videos v ON v.key = f.video_key WHERE v.id = $1 AND v.status = 'ready'`,
+        [videoId],
       );
-      return rows.map((row) => ({ timeSecond: row.time_second, ...(row.hash ? { hash: row.hash } : {}) }));
+      const packed = rows[0]?.frames;
+      return packed ? decodeFrames(packed).filter((frame) => frame.timeSecond >= startSecond && frame.timeSecond < endSecond) : [];
     });
   }
 
