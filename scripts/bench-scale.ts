@@ -542,6 +542,8 @@ export async function benchScale(options: BenchScaleOptions = {}): Promise<Recor
           record = await build(target, hours, videos, corpus, log);
           if (kept) writeFileSync(join(target.libraryDir, buildRecordFile), `${JSON.stringify(record, null, 2)}\n`);
         }
+        // A kept library from an older schema is migrated when opened: its size is measured after that.
+        if (reused) await (await target.openStore()).close();
         const sizeBytes = await target.sizeBytes();
         const tables = await target.largestTables();
         log(`scale ${hours} h: ${reused ? "kept library" : `built in ${record.buildSeconds.toFixed(1)} s`}, ${megabytes(sizeBytes)} MB`);
