@@ -91,7 +91,7 @@ interface Block {
 
 // The statements of a search.
 const openSearch = prepared(
-  `SELECT s.documents, s.tokens, t.term, t.id, t.documents[$3] AS count, t.documents[7] AS listed,
+  `SELECT s.documents, s.tokens, t.term, t.id, t.documents[$3] AS count,
       CASE WHEN $4::text[] IS NULL THEN NULL ELSE ARRAY(SELECT key FROM videos WHERE status = 'ready' AND id = ANY($4::text[])) END AS video_keys
     FROM lexical_totals s LEFT JOIN lexical_terms t ON t.index = s.index AND t.term = ANY($2::text[])
     WHERE s.index = $1`,
@@ -107,24 +107,25 @@ const documentCounts = prepared(
     WHERE d.index = $1 AND d.key = ANY($2::bigint[]) AND p IS NOT NULL`,
 );
 
-/** One term of a ranked query: its id, its weight times idf, the most it can add to a score, its list's length. */
+/** One term of a ranked query: its id, its weight times idf, and the most it can add to a score. */
 interface QueryTerm {
   id: number;
   weight: number;
   bound: number;
-  listed: number;
 }
 
 /**
  * Where a pruned search reads the skipped terms of the documents still open: from those terms' posting lists (the
- * blocks holding the documents), from the documents' own term lists, or from whichever should read less.
+ * blocks holding the documents), or from the documents' own term lists. The lists' blocks were faster wherever measured:
+ * at 10,000 hours (`bench scale`), p95 naive 68–79 against 98 ms, visual 50–57 against 76, video 155 against 174
+ * (choosing by list length and document count); a whole-video document's term list is a few kilobytes of TOAST each.
  */
-export type SkippedTermsSource = "lists" | "documents" | "cheaper";
+export type SkippedTermsSource = "lists" | "documents";
 
 export class LexicalIndex {
   constructor(
     private readonly tokens: Fts5Tokens,
-    private readonly skippedTermsFrom: SkippedTermsSource = "cheaper",
+    private readonly skippedTermsFrom: SkippedTermsSource = "lists",
   ) {}
 
   /** Replaces (or adds) documents, keeping term statistics, posting lists and totals in step; inside the caller's transaction. */
@@ -342,7 +343,7 @@ export class LexicalIndex {
       .filter(([, term]) => term.count > 0)
       .map(([text, term]) => {
         const weight = (single.get(text) ?? 0) * idf(term.count);
-        return { id: term.id, weight, bound: weight * (k1 + 1), listed: term.listed };
+        return { id: term.id, weight, bound: weight * (k1 + 1) };
       })
       .sort((x, y) => y.bound - x.bound || x.id - y.id);
     const scores = new Map<number, number>();
@@ -371,9 +372,8 @@ export class LexicalIndex {
       // whose bounds sum below that floor cannot alone put a document in the top k: their lists are not read. The other
       // lists are, and each document found keeps an exact partial score. A document may still reach the top k only if
       // its partial score plus the skipped terms' bounds reaches the k-th partial score; those few are scored with the
-      // skipped terms, so the top k is exact: from the skipped lists' blocks that hold them, or, where those lists are
-      // much longer than the documents are many, from the documents' own term lists. A whole-video document's term list
-      // is a few kilobytes to read (about 15 µs at 1,000 hours, against about 0.3 µs a posting); a clip's is small.
+      // skipped terms, so the top k is exact: from the skipped lists' blocks that hold them (or the documents' own term
+      // lists, see SkippedTermsSource).
       await score(terms.slice(0, 2));
       const floor = kthLargest(scores, limit);
       const rest = terms.slice(2);
@@ -385,9 +385,7 @@ export class LexicalIndex {
       if (weak.length > 0) {
         const kth = kthLargest(scores, limit);
         const open = [...scores].filter(([, partial]) => partial + skippedBound >= kth).map(([key]) => key);
-        const listed = weak.reduce((sum, term) => sum + term.listed, 0);
-        const fromLists = this.skippedTermsFrom === "cheaper" ? listed <= open.length * (8 + averageLength / 40) : this.skippedTermsFrom === "lists";
-        if (fromLists) await score(weak, open);
+        if (this.skippedTermsFrom === "lists") await score(weak, open);
         else await this.scoreDocuments(client, index, open, weak, weights, saturation, scores);
       }
     }
@@ -495,7 +493,7 @@ export class LexicalIndex {
 
   /**
    * What a search needs before it reads a list, in one statement (a round trip is much of a short search): the index's
-   * totals, each known term's id, count in `mask`'s fields and list length, and the keys of the ready videos among `videoIds`.
+   * totals, each known term's id and count in `mask`'s fields, and the keys of the ready videos among `videoIds`.
    */
   private async open(
     client: PoolClient,
@@ -503,15 +501,15 @@ export class LexicalIndex {
     terms: string[],
     mask: number,
     videoIds: string[] | undefined,
-  ): Promise<{ totals: { documents: number; tokens: number }; known: Map<string, { id: number; count: number; listed: number }>; videoKeys?: number[] }> {
-    const { rows } = await client.query<{ documents: number; tokens: number; video_keys: number[] | null; term: string | null; id: number; count: number; listed: number }>({
+  ): Promise<{ totals: { documents: number; tokens: number }; known: Map<string, { id: number; count: number }>; videoKeys?: number[] }> {
+    const { rows } = await client.query<{ documents: number; tokens: number; video_keys: number[] | null; term: string | null; id: number; count: number }>({
       ...openSearch,
       values: [lexicalIndexes[index], terms, mask, videoIds ?? null],
     });
     const first = rows[0];
     return {
       totals: { documents: Number(first?.documents ?? 0), tokens: Number(first?.tokens ?? 0) },
-      known: new Map(rows.flatMap((row) => (row.term === null ? [] : [[row.term, { id: row.id, count: row.count, listed: row.listed }] as const]))),
+      known: new Map(rows.flatMap((row) => (row.term === null ? [] : [[row.term, { id: row.id, count: row.count }] as const]))),
       ...(videoIds ? { videoKeys: (first?.video_keys ?? []).map(Number) } : {}),
     };
   }

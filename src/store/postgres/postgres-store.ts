@@ -63,7 +63,7 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /**
    * Where a pruned search reads the skipped common terms of the documents that may still reach the top (see
-   * LexicalIndex.search): the cheaper of the two by default. Both give the same scores; tests compare them.
+   * LexicalIndex.search): their posting lists by default. Both give the same scores; tests compare them.
    */
   skippedTermsFrom?: SkippedTermsSource;
 }
@@ -322,7 +322,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     }
     throw failure;
   }
-  return new PostgresStore(pool, where, options.skippedTermsFrom ?? "cheaper");
+  return new PostgresStore(pool, where, options.skippedTermsFrom ?? "lists");
 }
 
 class PostgresStore implements Store {
