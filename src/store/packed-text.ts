@@ -600,6 +600,11 @@ export function encodeFrames(frames: { timeSecond: number; hash?: string }[]): B
   return writer.done();
 }
 
+/** The frames of a packed list in the window [start, end), in time order. */
+export function framesInWindow(data: Buffer, startSecond: number, endSecond: number): { timeSecond: number; hash?: string }[] {
+  return decodeFrames(data).filter((frame) => frame.timeSecond >= startSecond && frame.timeSecond < endSecond);
+}
+
 export function decodeFrames(data: Buffer): { timeSecond: number; hash?: string }[] {
   const reader = new ByteReader(data);
   const count = reader.varint();

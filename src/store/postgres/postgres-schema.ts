@@ -274,14 +274,14 @@ export interface MigrationHooks {
   /** Fills schema 2's posting lists from the documents schema 1 kept. */
   buildPostingLists(client: PoolClient): Promise<void>;
   /** Packs the segments and frames of schema 2 as schema 3 keeps them, then drops their tables. */
-  packSegments(client: PoolClient): Promise<void>;
+  packSegmentsAndFrames(client: PoolClient): Promise<void>;
 }
 
 /** Migrations by the version they lead to; index 0 creates version 1. A step is SQL, or SQL and then code. */
 const migrations: (string | { sql: string; then: (client: PoolClient, hooks: MigrationHooks) => Promise<void> })[] = [
   schemaV1,
   { sql: schemaV2, then: (client, hooks) => hooks.buildPostingLists(client) },
-  { sql: schemaV3, then: (client, hooks) => hooks.packSegments(client) },
+  { sql: schemaV3, then: (client, hooks) => hooks.packSegmentsAndFrames(client) },
 ];
 
 export const postgresSchemaVersion = migrations.length;

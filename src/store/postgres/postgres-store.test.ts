@@ -20,9 +20,20 @@ import { openPostgresStore } from "./postgres-store.js";
 if (needsPostgres) console.log(`# skipping the Postgres store tests: ${needsPostgres}`);
 
 /**
- * Turns a library's segment blocks back into schema 2's row of arrays per video, and its frame lists into a row per
- * frame, as a library before schema 3 had them.
+ * Turns a closed library into one of an older schema: its segment blocks back into schema 2's row of arrays per video,
+ * its frame lists into a row per frame, then `sql` for what the schema before that lacked.
  */
+async function asOlderSchema(url: string, version: number, sql = ""): Promise<void> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    await asSchema2(client);
+    await client.query(`${sql}; UPDATE videorag_schema SET version = ${version}`);
+  } finally {
+    await client.end();
+  }
+}
+
 async function asSchema2(client: pg.Client): Promise<void> {
   const { rows } = await client.query<{ video_key: string; data: Buffer }>("SELECT video_key, data FROM segment_blocks ORDER BY video_key, block_index");
   const frameLists = (await client.query<{ video_key: string; frames: Buffer }>("SELECT video_key, frames FROM frame_lists")).rows;
@@ -196,11 +207,7 @@ describe("Postgres store", { skip: needsPostgres }, () => {
       const before = await ranked(store);
       await store.close();
       // What schema 1 had: segments as arrays, no posting lists.
-      const client = new pg.Client(url);
-      await client.connect();
-      await asSchema2(client);
-      await client.query("DROP TABLE lexical_postings; ALTER TABLE lexical_terms DROP COLUMN writes; UPDATE videorag_schema SET version = 1");
-      await client.end();
+      await asOlderSchema(url, 1, "DROP TABLE lexical_postings; ALTER TABLE lexical_terms DROP COLUMN writes");
       const migrated = await openPostgresStore(url);
       try {
         assert.deepEqual(await ranked(migrated), before);
@@ -237,11 +244,10 @@ describe("Postgres store", { skip: needsPostgres }, () => {
       assert.ok((before[1] as unknown[]).length > 0);
       assert.equal((before[6] as unknown[]).length, 20, "the long video's frames from 10 s to 60 s");
       await store.close();
+      await asOlderSchema(url, 2);
+      const migrated = await openPostgresStore(url);
       const client = new pg.Client(url);
       await client.connect();
-      await asSchema2(client);
-      await client.query("UPDATE videorag_schema SET version = 2");
-      const migrated = await openPostgresStore(url);
       try {
         assert.deepEqual(await read(migrated), before);
         const { rows } = await client.query<{ blocks: number; lists: number; arrays: string | null; frames: string | null }>(

@@ -51,7 +51,7 @@ import {
 } from "../store-checks.js";
 import { Fts5Tokens } from "./fts5-tokens.js";
 import { redactUrl } from "./postgres-url.js";
-import { blockMayHold, decodeFrames, deflateSegmentBlocks, encodeFrames, encodeSegmentBlocks, SegmentBlockView, segmentsInWindow } from "../packed-text.js";
+import { blockMayHold, deflateSegmentBlocks, encodeFrames, framesInWindow, encodeSegmentBlocks, SegmentBlockView, segmentsInWindow } from "../packed-text.js";
 import { prepared } from "./prepared.js";
 import { buildPostingLists, LexicalIndex, type FieldLoader, type SkippedTermsSource } from "./lexical-index.js";
 import { migratePostgres } from "./postgres-schema.js";
@@ -304,7 +304,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     try {
       await migratePostgres(client, where, {
         buildPostingLists: (client) => buildPostingLists(client, { clip: clipFields, video: videoFields, entity: entityFields }),
-        packSegments: packSegmentsAndFrames,
+        packSegmentsAndFrames,
       });
     } finally {
       client.release();
@@ -1062,7 +1062,9 @@ class PostgresStore implements Store {
       const blocks = new Map<string, { blockIndex: number; minStartSecond: number; maxStartSecond: number; maxEndSecond: number; data: Buffer; view?: SegmentBlockView }[]>();
       for (const row of rows) {
         const block = { blockIndex: row.block_index, minStartSecond: row.min_start_second, maxStartSecond: row.max_start_second, maxEndSecond: row.max_end_second, data: row.data };
-        blocks.set(row.video_id, [...(blocks.get(row.video_id) ?? []), block]);
+        const ofVideo = blocks.get(row.video_id);
+        if (ofVideo) ofVideo.push(block);
+        else blocks.set(row.video_id, [block]);
       }
       return ranges.map(({ videoId, startSecond, endSecond }) => {
         const holding = (blocks.get(videoId) ?? []).filter((block) => blockMayHold(block, startSecond, endSecond));
@@ -1249,7 +1251,7 @@ class PostgresStore implements Store {
         [videoId],
       );
       const packed = rows[0]?.frames;
-      return packed ? decodeFrames(packed).filter((frame) => frame.timeSecond >= startSecond && frame.timeSecond < endSecond) : [];
+      return packed ? framesInWindow(packed, startSecond, endSecond) : [];
     });
   }
 

@@ -41,11 +41,11 @@ import { checkVector, chooseEntity, chunkSources, defaultMergeDistance, gatherRe
 import {
   chunkTextBlocks,
   decodeExcerpt,
-  decodeFrames,
   encodeExcerpt,
   encodeFrames,
   encodeSegmentBlocks,
   excerptSource,
+  framesInWindow,
   joinTranscript,
   packChunkText,
   deflateSegmentBlocks,
@@ -1532,7 +1532,7 @@ class SqliteStore implements Store {
   async getFrames(videoId: string, startSecond: number, endSecond: number): Promise<Frame[]> {
     return this.guard("cannot read frames", () => {
       const packed = this.statements.framesOf.get(videoId) as Buffer | undefined;
-      return packed ? decodeFrames(packed).filter((frame) => frame.timeSecond >= startSecond && frame.timeSecond < endSecond) : [];
+      return packed ? framesInWindow(packed, startSecond, endSecond) : [];
     });
   }
 
