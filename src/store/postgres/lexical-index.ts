@@ -11,10 +11,11 @@
 // posting list in `lexical_postings` (see postings.ts): every document holding it, with its video, counts per field
 // and length, in blocks. A search reads the lists of its terms and scores them here, reading no document row: at
 // 10,000 hours, finding each candidate document's row through a GIN index (schema 1) took 2 s for a common word.
-// Each document also keeps its distinct term ids with their counts per field packed in one integer (10 bits each) in
-// `lexical_docs`, so a removal knows which lists and statistics to change, and a pruned search can score the few
-// documents that may still reach the top with the terms whose lists it skipped. Phrases (quoted, or a term that
-// tokenizes into several words) are counted from the documents' text, found as documents in every word's list.
+// A document is removed as FTS5 removes a contentless row: its stored text, read before it changes, is tokenized again
+// to know which lists and statistics to change (schema 4 dropped each document's term list, `lexical_docs`: a fifth of
+// the 10,000-hour library). A pruned search scores the few documents that may still reach the top with the terms whose
+// lists it skipped from the blocks of those lists that hold them. Phrases (quoted, or a term that tokenizes into several
+// words) are counted from the documents' text, found as documents in every word's list.
 
 import type { PoolClient } from "pg";
 import { countPhrase, Fts5Tokens } from "./fts5-tokens.js";
@@ -68,18 +69,16 @@ const fieldMask = (counts: number[]): number => counts.reduce((mask, count, fiel
 /** The 7 per-field-set counts a document adds for a term present in the fields of `mask`. */
 const maskCounts = (mask: number): number[] => Array.from({ length: 7 }, (_, set) => ((set + 1) & mask ? 1 : 0));
 
-/** Counts per field packed in one integer: 10 bits each, a count above 1023 read as 1023 (BM25 has saturated long before). */
-const packCounts = (counts: number[]): number => counts.reduce((packed, count, field) => packed | (Math.min(count, 1023) << (10 * field)), 0);
+/** Counts per field as schema 1–3's `lexical_docs` packed them in one integer: 10 bits each, at most 1023. */
 const unpackCounts = (packed: number): number[] => [packed & 1023, (packed >> 10) & 1023, (packed >> 20) & 1023];
 
+/** A document as its posting lists hold it: its terms by id with their counts per field, and its length. */
 interface StoredDocument {
   key: number;
   video_key: number | null;
   terms: number[];
-  counts: number[];
+  counts: number[][];
   length: number;
-  /** Each term's counts per field as counted, where known: `counts` holds at most 1023 a field. */
-  exact?: number[][];
 }
 
 interface Block {
@@ -101,12 +100,6 @@ const readBlocksHolding = prepared(
   `SELECT term, first_key, postings, data FROM lexical_postings b WHERE index = $1 AND term = ANY($2::integer[])
     AND EXISTS (SELECT 1 FROM unnest($3::bigint[]) AS k(key) WHERE k.key BETWEEN b.first_key AND b.last_key)`,
 );
-const documentCounts = prepared(
-  `SELECT d.key, d.length, q.id, d.counts[p] AS packed
-    FROM lexical_docs d CROSS JOIN unnest($3::integer[]) AS q(id), LATERAL array_position(d.terms, q.id) AS p
-    WHERE d.index = $1 AND d.key = ANY($2::bigint[]) AND p IS NOT NULL`,
-);
-
 /** One term of a ranked query: its id, its weight times idf, and the most it can add to a score. */
 interface QueryTerm {
   id: number;
@@ -114,86 +107,67 @@ interface QueryTerm {
   bound: number;
 }
 
-/**
- * Where a pruned search reads the skipped terms of the documents still open: from those terms' posting lists (the
- * blocks holding the documents), or from the documents' own term lists. The lists' blocks were faster wherever measured:
- * at 10,000 hours (`bench scale`), p95 naive 68–79 against 98 ms, visual 50–57 against 76, video 155 against 174
- * (choosing by list length and document count); a whole-video document's term list is a few kilobytes of TOAST each.
- */
-export type SkippedTermsSource = "lists" | "documents";
-
 export class LexicalIndex {
-  constructor(
-    private readonly tokens: Fts5Tokens,
-    private readonly skippedTermsFrom: SkippedTermsSource = "lists",
-  ) {}
+  constructor(private readonly tokens: Fts5Tokens) {}
 
-  /** Replaces (or adds) documents, keeping term statistics, posting lists and totals in step; inside the caller's transaction. */
-  async put(client: PoolClient, index: LexicalIndexName, documents: LexicalDocument[]): Promise<void> {
+  /**
+   * Adds documents not in the index, keeping term statistics, posting lists and totals in step; inside the caller's
+   * transaction. A document changed is removed with its old text first (see `remove`).
+   */
+  async add(client: PoolClient, index: LexicalIndexName, documents: LexicalDocument[]): Promise<void> {
     if (documents.length === 0) return;
-    await this.remove(client, index, documents.map((document) => document.key));
-    const analysed = this.tokens.terms(documents.map((document) => document.fields));
+    const parsed = this.analyse(index, documents);
     const delta = new Map<string, number[]>();
-    const parsed = documents.map((document, position) => {
-      const fields = analysed[position] ?? [];
-      const terms = [...new Set(fields.flatMap((field) => [...field.counts.keys()]))];
-      const counts = terms.map((term) => [0, 1, 2].map((field) => fields[field]?.counts.get(term) ?? 0));
-      for (const [at, term] of terms.entries()) addCounts(delta, term, maskCounts(fieldMask(counts[at] ?? [])), 1);
-      return { document, terms, counts, length: fields.reduce((sum, field) => sum + field.tokens, 0) + videoToken(index) };
-    });
+    for (const entry of parsed) {
+      for (const [at, term] of entry.terms.entries()) addCounts(delta, term, maskCounts(fieldMask(entry.counts[at] ?? [])), 1);
+    }
     const { ids, due } = await this.addTerms(client, index, delta);
-    const stored: StoredDocument[] = parsed.map((entry) => ({
-      key: entry.document.key,
-      video_key: entry.document.videoKey ?? null,
-      terms: entry.terms.map((term) => ids.get(term) as number),
-      counts: entry.counts.map(packCounts),
-      length: entry.length,
-      exact: entry.counts,
-    }));
-    await client.query(
-      `INSERT INTO lexical_docs (index, key, video_key, terms, counts, length)
-        SELECT $1, d.key, d.video_key, string_to_array(d.terms, ',')::integer[], string_to_array(d.counts, ',')::integer[], d.length
-        FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::integer[]) AS d(key, video_key, terms, counts, length)`,
-      [
-        lexicalIndexes[index],
-        stored.map((entry) => entry.key),
-        stored.map((entry) => entry.video_key),
-        stored.map((entry) => entry.terms.join(",")),
-        stored.map((entry) => entry.counts.join(",")),
-        stored.map((entry) => entry.length),
-      ],
-    );
+    const stored = parsed.map((entry) => ({ ...entry, terms: entry.terms.map((term) => ids.get(term) as number) }));
     await this.addTotals(client, index, documents.length, parsed.reduce((sum, entry) => sum + entry.length, 0));
     await this.addPostings(client, index, stored, due);
   }
 
-  /** Removes documents by key (those not there are ignored), keeping statistics in step. */
-  async remove(client: PoolClient, index: LexicalIndexName, keys: number[]): Promise<void> {
-    if (keys.length === 0) return;
-    const { rows } = await client.query<StoredDocument>(
-      `DELETE FROM lexical_docs WHERE index = $1 AND key = ANY($2::bigint[]) RETURNING key, video_key, terms, counts, length`,
-      [lexicalIndexes[index], keys],
-    );
-    await this.forget(client, index, rows);
+  /**
+   * Removes documents, given the text they were indexed with (read before it changes, with the rows that own it locked),
+   * keeping statistics in step.
+   */
+  async remove(client: PoolClient, index: LexicalIndexName, documents: LexicalDocument[]): Promise<void> {
+    if (documents.length === 0) return;
+    const parsed = this.analyse(index, documents);
+    const terms = [...new Set(parsed.flatMap((entry) => entry.terms))];
+    const { rows } = await client.query<{ term: string; id: number }>(`SELECT term, id FROM lexical_terms WHERE index = $1 AND term = ANY($2::text[])`, [
+      lexicalIndexes[index],
+      terms,
+    ]);
+    const ids = new Map(rows.map((row) => [row.term, row.id]));
+    const unknown = terms.find((term) => !ids.has(term));
+    if (unknown !== undefined) throw new Error(`the ${index} index has no term "${unknown}" of a document it is asked to remove`);
+    await this.removeStored(client, index, parsed.map((entry) => ({ ...entry, terms: entry.terms.map((term) => ids.get(term) as number) })));
   }
 
-  /** Removes the clip documents of a video. */
-  async removeVideoClips(client: PoolClient, videoKey: number): Promise<void> {
-    const { rows } = await client.query<StoredDocument>(
-      `DELETE FROM lexical_docs WHERE index = $1 AND key IN (SELECT key FROM clips WHERE video_key = $2) RETURNING key, video_key, terms, counts, length`,
-      [lexicalIndexes.clip, videoKey],
-    );
-    await this.forget(client, "clip", rows);
+  /** Documents' distinct terms with their counts per field, and their lengths as FTS5 counts them. */
+  private analyse(index: LexicalIndexName, documents: LexicalDocument[]): (Omit<StoredDocument, "terms"> & { terms: string[] })[] {
+    const analysed = this.tokens.terms(documents.map((document) => document.fields));
+    return documents.map((document, position) => {
+      const fields = analysed[position] ?? [];
+      const terms = [...new Set(fields.flatMap((field) => [...field.counts.keys()]))];
+      return {
+        key: document.key,
+        video_key: document.videoKey ?? null,
+        terms,
+        counts: terms.map((term) => [0, 1, 2].map((field) => fields[field]?.counts.get(term) ?? 0)),
+        length: fields.reduce((sum, field) => sum + field.tokens, 0) + videoToken(index),
+      };
+    });
   }
 
-  private async forget(client: PoolClient, index: LexicalIndexName, rows: StoredDocument[]): Promise<void> {
+  /** Removes documents given as their posting lists hold them. */
+  async removeStored(client: PoolClient, index: LexicalIndexName, rows: StoredDocument[]): Promise<void> {
     if (rows.length === 0) return;
     const delta = new Map<number, number[]>();
     for (const row of rows) {
       // Schema 1 also listed a visual term under its negated id; those never had statistics of their own.
-      for (const [at, id] of row.terms.entries()) {
-        if (id > 0) addCounts(delta, id, maskCounts(fieldMask(unpackCounts(row.counts[at] ?? 0))), -1);
-      }
+      for (const [at, id] of row.terms.entries()) if (id > 0) addCounts(delta, id, maskCounts(fieldMask(row.counts[at] ?? [])), -1);
     }
     const ids = [...delta.keys()].sort((a, b) => a - b);
     await client.query(
@@ -372,8 +346,9 @@ export class LexicalIndex {
       // whose bounds sum below that floor cannot alone put a document in the top k: their lists are not read. The other
       // lists are, and each document found keeps an exact partial score. A document may still reach the top k only if
       // its partial score plus the skipped terms' bounds reaches the k-th partial score; those few are scored with the
-      // skipped terms, so the top k is exact: from the skipped lists' blocks that hold them (or the documents' own term
-      // lists, see SkippedTermsSource).
+      // skipped terms, so the top k is exact, from the skipped lists' blocks that hold them. (Read from the documents'
+      // own term lists instead, as schema 3 could, p95 at 10,000 hours was 98 against 68–79 ms naive, 76 against 50–57
+      // visual: a whole-video document's term list is a few kilobytes of TOAST.)
       await score(terms.slice(0, 2));
       const floor = kthLargest(scores, limit);
       const rest = terms.slice(2);
@@ -385,8 +360,7 @@ export class LexicalIndex {
       if (weak.length > 0) {
         const kth = kthLargest(scores, limit);
         const open = [...scores].filter(([, partial]) => partial + skippedBound >= kth).map(([key]) => key);
-        if (this.skippedTermsFrom === "lists") await score(weak, open);
-        else await this.scoreDocuments(client, index, open, weak, weights, saturation, scores);
+        await score(weak, open);
       }
     }
     for (const phrase of phrases) {
@@ -402,43 +376,6 @@ export class LexicalIndex {
       .filter(([, value]) => value >= kth)
       .sort((x, y) => y[1] - x[1] || x[0] - y[0])
       .slice(0, limit);
-  }
-
-  /** Adds the scores of `terms` to these documents, from the documents' own term lists. */
-  private async scoreDocuments(
-    client: PoolClient,
-    index: LexicalIndexName,
-    keys: number[],
-    terms: QueryTerm[],
-    weights: number[],
-    saturation: (frequency: number, length: number) => number,
-    scores: Map<number, number>,
-  ): Promise<void> {
-    if (keys.length === 0) return;
-    // Each document's count of each term, found in its term ids by the server (a whole video holds hundreds).
-    const { rows } = await client.query<{ key: number; length: number; id: number; packed: number }>({
-      ...documentCounts,
-      values: [lexicalIndexes[index], keys, terms.map((term) => term.id)],
-    });
-    const weightOf = new Map(terms.map((term) => [term.id, term.weight]));
-    for (const row of rows) {
-      let counts = unpackCounts(row.packed);
-      // A count packed as 1023 may be larger: the term's posting list has it as counted.
-      if (counts.includes(1023)) counts = (await this.postingOf(client, index, row.id, row.key)) ?? counts;
-      const frequency = counts.reduce((sum, count, field) => sum + count * (weights[field] ?? 0), 0);
-      if (frequency > 0) scores.set(row.key, (scores.get(row.key) ?? 0) + (weightOf.get(row.id) ?? 0) * saturation(frequency, row.length));
-    }
-  }
-
-  /** A document's counts per field in a term's posting list. */
-  private async postingOf(client: PoolClient, index: LexicalIndexName, term: number, key: number): Promise<number[] | undefined> {
-    const { rows } = await client.query<Block>(
-      `SELECT term, first_key, postings, data FROM lexical_postings WHERE index = $1 AND term = $2 AND first_key <= $3 AND last_key >= $3`,
-      [lexicalIndexes[index], term, key],
-    );
-    const list = groupBlocks(rows).get(term);
-    for (let at = 0; list && at < list.size; at++) if (list.keys[at] === key) return [...list.counts.subarray(at * 3, at * 3 + 3)];
-    return undefined;
   }
 
   /** Documents holding the phrase in a weighted field, with its weighted count, their length and video. */
@@ -538,13 +475,18 @@ export async function buildPostingLists(client: PoolClient, loaders: Record<Lexi
       const blocks = lists.map(([term, documents]) => ({ term, postings: postingLists(documents, term).get(term) as Postings }));
       await writeBlocks(client, index, blocks);
     };
-    let after = -Infinity;
+    /** Documents of schema 1–3's `lexical_docs`, as the posting lists hold them. */
+    const storedDocuments = async (where: string, values: unknown[]): Promise<StoredDocument[]> => {
+      const { rows } = await client.query<Omit<StoredDocument, "counts"> & { counts: number[] }>(
+        `SELECT key, video_key, terms, counts, length FROM lexical_docs WHERE index = $1 AND ${where}`,
+        [lexicalIndexes[index], ...values],
+      );
+      return rows.map((row) => ({ ...row, counts: row.counts.map(unpackCounts) }));
+    };
+    let after = -1;
     let read = 0;
     for (;;) {
-      const { rows } = await client.query<StoredDocument>(
-        `SELECT key, video_key, terms, counts, length FROM lexical_docs WHERE index = $1 AND key > $2 ORDER BY key LIMIT 5000`,
-        [lexicalIndexes[index], Number.isFinite(after) ? after : -1],
-      );
+      const rows = await storedDocuments("key > $2 ORDER BY key LIMIT 5000", [after]);
       if (rows.length === 0) break;
       for (const row of rows) {
         for (const id of row.terms) {
@@ -560,17 +502,17 @@ export async function buildPostingLists(client: PoolClient, loaders: Record<Lexi
       await flush(read % 200_000 !== 0);
     }
     await flush(false);
-    const { rows } = await client.query<{ key: number; video_key: number | null }>(
-      `SELECT key, video_key FROM lexical_docs
-        WHERE index = $1 AND EXISTS (SELECT FROM unnest(counts) c WHERE c & 1023 = 1023 OR (c >> 10) & 1023 = 1023 OR (c >> 20) & 1023 = 1023)`,
-      [lexicalIndexes[index]],
+    const capped = await storedDocuments(
+      "EXISTS (SELECT FROM unnest(counts) c WHERE c & 1023 = 1023 OR (c >> 10) & 1023 = 1023 OR (c >> 20) & 1023 = 1023)",
+      [],
     );
-    if (rows.length === 0) continue;
+    if (capped.length === 0) continue;
     const tokens = new Fts5Tokens();
     try {
-      const fields = await loaders[index](client, rows.map((row) => row.key));
-      const documents = rows.map((row) => ({ key: row.key, ...(row.video_key === null ? {} : { videoKey: row.video_key }), fields: fields.get(row.key) ?? [] }));
-      await new LexicalIndex(tokens).put(client, index, documents);
+      const fields = await loaders[index](client, capped.map((row) => row.key));
+      const lexical = new LexicalIndex(tokens);
+      await lexical.removeStored(client, index, capped);
+      await lexical.add(client, index, capped.map((row) => ({ key: row.key, ...(row.video_key === null ? {} : { videoKey: row.video_key }), fields: fields.get(row.key) ?? [] })));
     } finally {
       tokens.close();
     }
@@ -622,7 +564,7 @@ function postingLists(documents: StoredDocument[], term?: number): Map<number, P
   for (const document of [...documents].sort((x, y) => x.key - y.key)) {
     for (const [at, id] of document.terms.entries()) {
       const list = lists.get(id);
-      if (list) addPosting(list, document.key, document.video_key ?? 0, document.exact?.[at] ?? unpackCounts(document.counts[at] ?? 0), document.length);
+      if (list) addPosting(list, document.key, document.video_key ?? 0, document.counts[at] ?? [0, 0, 0], document.length);
     }
   }
   return lists;

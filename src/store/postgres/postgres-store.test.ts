@@ -8,29 +8,87 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { seededRandom } from "../../../scripts/seeded-random.js";
-import { VideoRagError, type LexicalQuery, type Segment, type Store } from "../../spec/index.js";
+import { VideoRagError, type ClipDocument, type LexicalQuery, type Segment, type Store, type VideoContent } from "../../spec/index.js";
 import { needsPostgres, startPostgres, type TestPostgres } from "../../test-support/postgres.js";
-import { decodeFrames, SegmentBlockView, segmentsPerBlock } from "../packed-text.js";
+import { chunkTextBlocks, decodeExcerpt, decodeFrames, joinTranscript, SegmentBlockView, segmentsPerBlock, unpackChunkText } from "../packed-text.js";
 import { openSqliteStore } from "../sqlite/sqlite-store.js";
-import { runStoreConformance, sampleVideo } from "../store-conformance.case.js";
+import { runStoreConformance, sampleVideo, withGraph } from "../store-conformance.case.js";
 import { blockPostings } from "./lexical-index.js";
+import { decodePostings, emptyPostings } from "./postings.js";
 import { postgresSchemaVersion } from "./postgres-schema.js";
 import { openPostgresStore } from "./postgres-store.js";
 
 if (needsPostgres) console.log(`# skipping the Postgres store tests: ${needsPostgres}`);
 
 /**
- * Turns a closed library into one of an older schema: its segment blocks back into schema 2's row of arrays per video,
- * its frame lists into a row per frame, then `sql` for what the schema before that lacked.
+ * Turns a closed library into one of an older schema: its text plain again and each document's term list back (schema
+ * 3); for schema 2 and before, its segment blocks back into a row of arrays per video and its frame lists into a row per
+ * frame; then `sql` for what the schema before that lacked.
  */
 async function asOlderSchema(url: string, version: number, sql = ""): Promise<void> {
   const client = new pg.Client(url);
   await client.connect();
   try {
-    await asSchema2(client);
+    await asSchema3(client);
+    if (version < 3) await asSchema2(client);
     await client.query(`${sql}; UPDATE videorag_schema SET version = ${version}`);
   } finally {
     await client.end();
+  }
+}
+
+async function asSchema3(client: pg.Client): Promise<void> {
+  const views = new Map<string, SegmentBlockView>();
+  for (const row of (await client.query<{ video_key: string; block_index: number; data: Buffer }>("SELECT video_key, block_index, data FROM segment_blocks")).rows) {
+    views.set(`${row.video_key}:${row.block_index}`, new SegmentBlockView(row.data));
+  }
+  const clips = await client.query<{ key: string; video_key: string; first: number; last: number }>(
+    "SELECT key, video_key, transcript_first AS first, transcript_last AS last FROM clips WHERE transcript_first IS NOT NULL",
+  );
+  for (const clip of clips.rows) {
+    const transcript = joinTranscript((block) => views.get(`${clip.video_key}:${block}`), { first: clip.first, last: clip.last });
+    await client.query("UPDATE clips SET transcript = $1 WHERE key = $2", [transcript, clip.key]);
+  }
+  const chunkTexts = new Map<string, string>();
+  for (const chunk of (await client.query<{ video_key: string; chunk_index: number; text: string; packed_text: Buffer | null }>("SELECT video_key, chunk_index, text, packed_text FROM chunks")).rows) {
+    let text = chunk.text;
+    if (chunk.packed_text) {
+      const [first, last] = chunkTextBlocks(chunk.packed_text);
+      const regions = Array.from({ length: last - first + 1 }, (_, at) => views.get(`${chunk.video_key}:${first + at}`)?.region ?? "");
+      text = unpackChunkText(chunk.packed_text, regions);
+      await client.query("UPDATE chunks SET text = $1 WHERE video_key = $2 AND chunk_index = $3", [text, chunk.video_key, chunk.chunk_index]);
+    }
+    chunkTexts.set(`${chunk.video_key}:${chunk.chunk_index}`, text);
+  }
+  for (const table of ["entity_sources", "relation_sources"]) {
+    const { rows } = await client.query<{ id: string; video_key: string; chunk_index: number; excerpt: Buffer }>(`SELECT ctid::text AS id, video_key, chunk_index, excerpt FROM ${table} WHERE excerpt IS NOT NULL`);
+    for (const row of rows) {
+      const description = decodeExcerpt(row.excerpt, chunkTexts.get(`${row.video_key}:${row.chunk_index}`) ?? "");
+      await client.query(`UPDATE ${table} SET description = $1 WHERE ctid = $2::tid`, [description, row.id]);
+    }
+  }
+  // Each document's distinct term ids with their counts per field packed 10 bits each, from the posting lists.
+  const documents = new Map<string, { index: number; key: number; videoKey: number; terms: number[]; counts: number[]; length: number }>();
+  for (const block of (await client.query<{ index: number; term: number; first_key: string; postings: number; data: Buffer }>("SELECT index, term, first_key, postings, data FROM lexical_postings ORDER BY index, term, first_key")).rows) {
+    const list = emptyPostings(block.postings);
+    decodePostings(block.data, Number(block.first_key), block.postings, list);
+    for (let at = 0; at < list.size; at++) {
+      const key = list.keys[at] as number;
+      const document = documents.get(`${block.index}:${key}`) ?? { index: block.index, key, videoKey: list.videoKeys[at] as number, terms: [], counts: [], length: list.lengths[at] as number };
+      document.terms.push(block.term);
+      document.counts.push([0, 1, 2].reduce((packed, field) => packed | (Math.min(list.counts[at * 3 + field] as number, 1023) << (10 * field)), 0));
+      documents.set(`${block.index}:${key}`, document);
+    }
+  }
+  await client.query(`ALTER TABLE clips DROP COLUMN transcript_first, DROP COLUMN transcript_last;
+    ALTER TABLE chunks DROP COLUMN packed_text, DROP COLUMN packed_first_block, DROP COLUMN packed_last_block;
+    ALTER TABLE entity_sources DROP COLUMN excerpt; ALTER TABLE relation_sources DROP COLUMN excerpt;
+    CREATE TABLE lexical_docs (index smallint NOT NULL, key bigint NOT NULL, video_key bigint, terms integer[] NOT NULL, counts integer[] NOT NULL,
+      length integer NOT NULL, PRIMARY KEY (index, key))`);
+  for (const document of documents.values()) {
+    await client.query("INSERT INTO lexical_docs VALUES ($1, $2, $3, $4, $5, $6)", [
+      document.index, document.key, document.index === 2 ? null : document.videoKey, document.terms, document.counts, document.length,
+    ]);
   }
 }
 
@@ -77,8 +135,6 @@ describe("Postgres store", { skip: needsPostgres }, () => {
   test("pruning common terms (MaxScore) gives the exact top k: the same as ranking every match", async () => {
     const url = await server.createDatabase();
     const store = await openPostgresStore(url);
-    // The documents still open after pruning are scored with the skipped terms from their lists or from the documents.
-    const ways = [await openPostgresStore(url, { skippedTermsFrom: "documents" })];
     try {
       // "make" and "water" are in most clips, "chain" in some, "derailleur" in few: the pruned search must agree.
       const words = ["chain", "derailleur", "brake", "pedal", "wheel", "oil", "rust", "gear"];
@@ -96,15 +152,9 @@ describe("Postgres store", { skip: needsPostgres }, () => {
           const everything = await search({ terms, limit: 10_000 });
           for (const limit of [1, 3, 10]) assert.deepEqual(await search({ terms, limit }), everything.slice(0, limit), `${words.join(" ")} limit ${limit}`);
         }
-        for (const way of ways) {
-          for (const limit of [1, 3, 10]) {
-            assert.deepEqual(await way.searchClips({ terms, limit }), await store.searchClips({ terms, limit }), `${words.join(" ")} clips limit ${limit}`);
-            assert.deepEqual(await way.searchVideos({ terms, limit }), await store.searchVideos({ terms, limit }), `${words.join(" ")} videos limit ${limit}`);
-          }
-        }
       }
     } finally {
-      await Promise.all([store, ...ways].map((opened) => opened.close()));
+      await store.close();
     }
   });
 
@@ -113,8 +163,6 @@ describe("Postgres store", { skip: needsPostgres }, () => {
     const sqlite = openSqliteStore(join(folder, "library.sqlite"));
     const url = await server.createDatabase();
     const postgres = await openPostgresStore(url);
-    // Each way of scoring the skipped terms of the documents still open after pruning (see the test above).
-    const ways = new Map<string, Store>([["lists", postgres], ["documents", await openPostgresStore(url, { skippedTermsFrom: "documents" })]]);
     try {
       // Words of very different frequencies, so lists of every size tier are written, merged and cut.
       const words = ["make", "water", "chain", "derailleur", "brake", "pedal", "wheel", "oil", "rust", "gear", "bolt", "spoke", "tyre", "saddle"];
@@ -173,21 +221,19 @@ describe("Postgres store", { skip: needsPostgres }, () => {
         // Scores equal; the order among equal scores is by key on each store, and keys differ between them.
         const same = (matches: { score: number }[], key: (match: never) => string) => matches.map((match) => `${rounded(match.score)} ${key(match as never)}`).sort();
         const clipKey = (match: { videoId: string; clipIndex: number }) => `${match.videoId}#${match.clipIndex}`;
-        for (const [way, store] of ways) {
-          const pgClips = await store.searchClips(query);
-          assert.deepEqual(pgClips.map((match) => rounded(match.score)), clips.map((match) => rounded(match.score)), `clips ${label} ${way}`);
-          const above = (matches: { score: number }[], last: number) => matches.filter((match) => rounded(match.score) > last);
-          const lastClip = rounded(clips.at(-1)?.score ?? 0);
-          assert.deepEqual(same(above(pgClips, lastClip), clipKey), same(above(clips, lastClip), clipKey), `clips ${label} ${way}`);
-          const pgVideos = await store.searchVideos(query);
-          const lastVideo = rounded(videos.at(-1)?.score ?? 0);
-          const videoKey = (match: { videoId: string }) => match.videoId;
-          assert.deepEqual(pgVideos.map((match) => rounded(match.score)), videos.map((match) => rounded(match.score)), `videos ${label} ${way}`);
-          assert.deepEqual(same(above(pgVideos, lastVideo), videoKey), same(above(videos, lastVideo), videoKey), `videos ${label} ${way}`);
-        }
+        const pgClips = await postgres.searchClips(query);
+        assert.deepEqual(pgClips.map((match) => rounded(match.score)), clips.map((match) => rounded(match.score)), `clips ${label}`);
+        const above = (matches: { score: number }[], last: number) => matches.filter((match) => rounded(match.score) > last);
+        const lastClip = rounded(clips.at(-1)?.score ?? 0);
+        assert.deepEqual(same(above(pgClips, lastClip), clipKey), same(above(clips, lastClip), clipKey), `clips ${label}`);
+        const pgVideos = await postgres.searchVideos(query);
+        const lastVideo = rounded(videos.at(-1)?.score ?? 0);
+        const videoKey = (match: { videoId: string }) => match.videoId;
+        assert.deepEqual(pgVideos.map((match) => rounded(match.score)), videos.map((match) => rounded(match.score)), `videos ${label}`);
+        assert.deepEqual(same(above(pgVideos, lastVideo), videoKey), same(above(videos, lastVideo), videoKey), `videos ${label}`);
       }
     } finally {
-      await Promise.all([...ways.values()].map((store) => store.close()));
+      await postgres.close();
       await sqlite.close();
       rmSync(folder, { recursive: true, force: true });
     }
@@ -257,6 +303,140 @@ describe("Postgres store", { skip: needsPostgres }, () => {
       } finally {
         await migrated.close();
         await client.end();
+      }
+    } finally {
+      await store.close().catch(() => undefined);
+    }
+  });
+
+  /**
+   * A library whose text can be kept once: a video of more than one segment block (visual segments after its speech, so
+   * runs skip positions), with a graph whose descriptions quote its chunks; and a short one.
+   */
+  const packedLibrary = (): VideoContent[] => {
+    const long = sampleVideo("long", Array.from({ length: 300 }, (_, at) => `line ${at} of the long one about the chain`));
+    long.segments.forEach((segment, at) => (segment.clipIndex = at));
+    long.segments.push(...long.clips.map((clip) => ({ startSecond: clip.startSecond, endSecond: clip.endSecond, text: `person bicycle ${clip.index}`, source: "visual" as const })));
+    const graphed = withGraph(long, [
+      { clips: [0, 2], entities: [["Chain", "object", "mentioned together: line 1 of the long one about the chain"], ["Gear", "object", "a part no line names"]], relations: [["Chain", "Gear", "mentioned together: line 2 of the long one", 1]] },
+      { clips: [250, 270], entities: [["Chain", "object", "line 260 of the long one about the chain"], ["Derailleur", "object", "mentioned together: …line 255 of the long one"]] },
+      { clips: [299, 299], entities: [["Pedal", "object", "line 299 of the long one about the chain"]] },
+    ]);
+    return [graphed, withGraph(sampleVideo("short", ["a short one", "with two clips about the pedal"]), [{ entities: [["Pedal", "object", "a short one"]] }])];
+  };
+
+  /** Everything a library's text is read back through. */
+  const readText = async (store: Store) => {
+    const clipKeys = [...Array.from({ length: 300 }, (_, clipIndex) => ({ videoId: "long", clipIndex })), { videoId: "short", clipIndex: 1 }, { videoId: "short", clipIndex: 0 }];
+    const entities = await Promise.all(["chain", "gear", "derailleur", "pedal"].map((name) => store.getEntity(name)));
+    return {
+      clips: await store.getClips(clipKeys),
+      chunks: await store.getChunks([0, 1, 2].map((chunkIndex) => ({ videoId: "long", chunkIndex })).concat([{ videoId: "short", chunkIndex: 0 }])),
+      sources: entities.map((entity) => entity?.sources),
+      relations: await store.relationsAmong(entities.map((entity) => entity?.key as number)),
+      searches: await Promise.all([
+        store.searchClips({ terms: [{ text: "line", weight: 1 }, { text: "chain", weight: 1 }, { text: "255", weight: 2 }], limit: 5 }),
+        store.searchClips({ terms: [{ text: "clips", weight: 1 }], phrases: ["long one about"], limit: 5 }),
+        store.searchVideos({ terms: [{ text: "pedal", weight: 1 }, { text: "bicycle", weight: 1 }], limit: 5 }),
+        store.searchEntities({ terms: [{ text: "pedal", weight: 1 }, { text: "derailleur", weight: 1 }], limit: 5 }),
+      ]),
+    };
+  };
+
+  /** How much of the text is packed: transcripts as runs, chunk texts as pieces, source descriptions as excerpts. */
+  const packedCounts = async (url: string) => {
+    const client = new pg.Client(url);
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `SELECT (SELECT count(*)::integer FROM clips WHERE transcript_first IS NOT NULL AND transcript = '') AS runs,
+          (SELECT count(*)::integer FROM chunks WHERE packed_text IS NOT NULL AND text = '') AS chunks,
+          (SELECT count(*)::integer FROM entity_sources WHERE excerpt IS NOT NULL AND description = '') +
+            (SELECT count(*)::integer FROM relation_sources WHERE excerpt IS NOT NULL AND description = '') AS excerpts,
+          to_regclass('lexical_docs')::text AS documents`,
+      );
+      return rows[0];
+    } finally {
+      await client.end();
+    }
+  };
+
+  test("text is kept once (transcripts as runs of segments, chunks as their pieces, sources as excerpts) and every read gives it back", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore(url);
+    try {
+      const library = packedLibrary();
+      for (const content of library) await store.commitVideo(content);
+      const before = await readText(store);
+      assert.deepEqual(before.clips.map((clip) => clip.transcript).slice(0, 2), ["line 0 of the long one about the chain", "line 1 of the long one about the chain"]);
+      assert.equal(before.chunks[1]?.text, library[0]?.graph?.chunks[1]?.text);
+      assert.deepEqual(before.sources[2]?.map((source) => source.description), ["mentioned together: …line 255 of the long one"]);
+      assert.deepEqual(before.relations.map((relation) => relation.description), ["mentioned together: line 2 of the long one"]);
+      assert.ok(before.searches.every((matches) => matches.length > 0));
+      // Every transcript is a run; every description but "a part no line names" an excerpt.
+      assert.deepEqual(await packedCounts(url), { runs: 302, chunks: 4, excerpts: 6, documents: null });
+
+      // A write-back that replaces a clip's segments moves every later position: the other clips, chunks and sources read as before.
+      const rewritten = { ...(library[0]?.clips[5] as ClipDocument), transcript: "a new line five" };
+      await store.writeBack({
+        videoId: "long",
+        documents: [rewritten],
+        replaces: [{ clipIndex: 5, sources: ["subtitle"] }],
+        segments: [{ startSecond: 151, endSecond: 159, text: "a new line five", source: "subtitle", clipIndex: 5 }],
+        vectors: [],
+        stages: [],
+      });
+      const after = await readText(store);
+      assert.equal(after.clips[5]?.transcript, "a new line five");
+      assert.deepEqual({ ...after, clips: after.clips.filter((_, at) => at !== 5), searches: [] }, { ...before, clips: before.clips.filter((_, at) => at !== 5), searches: [] });
+      assert.deepEqual((await store.searchClips({ terms: [{ text: "five", weight: 1 }], limit: 5 })).map((match) => match.clipIndex), [5]);
+      assert.deepEqual(await packedCounts(url), { runs: 302, chunks: 4, excerpts: 6, documents: null });
+
+      // A description written is indexed in place of the one before.
+      const derailleur = await store.getEntity("derailleur");
+      await store.setEntityDescriptions([{ key: derailleur?.key as number, description: "a sprocket shifter" }]);
+      const entities = async (word: string) => (await store.searchEntities({ terms: [{ text: word, weight: 1 }], limit: 5 })).map((match) => match.name);
+      assert.deepEqual(await entities("sprocket"), ["Derailleur"]);
+
+      // Committed again, the library reads as it did; removed, it leaves nothing in the index.
+      for (const content of library) await store.commitVideo(content);
+      const again = await readText(store);
+      // (Sources keep their text; the entities' descriptions, and so their search, changed above.)
+      assert.deepEqual({ ...again, searches: again.searches.slice(0, 3) }, { ...before, searches: before.searches.slice(0, 3) });
+      for (const id of ["long", "short"]) assert.equal(await store.removeVideo(id), true);
+      const client = new pg.Client(url);
+      await client.connect();
+      const { rows } = await client.query(
+        `SELECT (SELECT count(*)::integer FROM lexical_terms) AS terms, (SELECT count(*)::integer FROM lexical_postings) AS blocks,
+          (SELECT sum(documents)::integer FROM lexical_totals) AS documents, (SELECT sum(tokens)::integer FROM lexical_totals) AS tokens`,
+      );
+      await client.end();
+      assert.deepEqual(rows[0], { terms: 0, blocks: 0, documents: 0, tokens: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("a schema 3 library is migrated: its text is packed, its documents' term lists dropped, and every read and search is as before", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore(url);
+    try {
+      for (const content of packedLibrary()) await store.commitVideo(content);
+      const before = await readText(store);
+      const packed = await packedCounts(url);
+      await store.close();
+      await asOlderSchema(url, 3);
+      const client = new pg.Client(url);
+      await client.connect();
+      const { rows } = await client.query("SELECT (SELECT count(*)::integer FROM clips WHERE transcript <> '') AS plain, (SELECT count(*)::integer FROM lexical_docs) AS documents");
+      await client.end();
+      assert.deepEqual(rows[0], { plain: 302, documents: 302 + 2 + 4 }, "schema 3 kept the text in its rows and a term list per document");
+      const migrated = await openPostgresStore(url);
+      try {
+        assert.deepEqual(await readText(migrated), before);
+        assert.deepEqual(await packedCounts(url), packed);
+      } finally {
+        await migrated.close();
       }
     } finally {
       await store.close().catch(() => undefined);

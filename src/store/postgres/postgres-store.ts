@@ -51,9 +51,24 @@ import {
 } from "../store-checks.js";
 import { Fts5Tokens } from "./fts5-tokens.js";
 import { redactUrl } from "./postgres-url.js";
-import { blockMayHold, deflateSegmentBlocks, encodeFrames, framesInWindow, encodeSegmentBlocks, SegmentBlockView, segmentsInWindow } from "../packed-text.js";
+import {
+  blockMayHold,
+  chunkTextBlocks,
+  deflateSegmentBlocks,
+  encodeExcerpt,
+  encodeFrames,
+  encodeSegmentBlocks,
+  excerptSource,
+  framesInWindow,
+  packChunkText,
+  SegmentBlockView,
+  segmentsInWindow,
+  SegmentText,
+  transcriptRuns,
+} from "../packed-text.js";
 import { prepared } from "./prepared.js";
-import { buildPostingLists, LexicalIndex, type FieldLoader, type SkippedTermsSource } from "./lexical-index.js";
+import { buildPostingLists, LexicalIndex, type FieldLoader, type LexicalDocument } from "./lexical-index.js";
+import { chunkBlocks, SegmentBlocks, transcriptBlocks, withSegmentBlocks, type ChunkTextColumns, type DescriptionColumns, type TranscriptColumns } from "./packed-rows.js";
 import { migratePostgres } from "./postgres-schema.js";
 
 export interface PostgresStoreOptions {
@@ -61,11 +76,6 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Give up connecting after this long (default 10 s). */
   connectTimeoutMs?: number;
-  /**
-   * Where a pruned search reads the skipped common terms of the documents that may still reach the top (see
-   * LexicalIndex.search): their posting lists by default. Both give the same scores; tests compare them.
-   */
-  skippedTermsFrom?: SkippedTermsSource;
 }
 
 // Postgres error classes that mean the server is gone or going (57P: operator intervention, 08: connection exception).
@@ -155,6 +165,9 @@ interface SourceRow {
   strength: number;
 }
 
+/** A source row as read, its description still packed (see packed-rows.ts). */
+type StoredSourceRow = Omit<SourceRow, "description"> & DescriptionColumns & ChunkTextColumns & { video_key: number };
+
 const toSource = (row: SourceRow): GraphSource => ({
   videoId: row.video_id,
   chunkIndex: row.chunk_index,
@@ -205,6 +218,44 @@ async function insertSegmentBlocks(client: PoolClient, videos: { videoKey: numbe
   );
 }
 
+/** Writes chunk rows: the text, or '' and its pieces of the segments' text (`packed`) with the blocks those name. */
+async function insertChunks(client: PoolClient, videoKey: number, chunks: (Omit<Chunk, "videoId"> & { packed: Buffer | undefined })[]): Promise<void> {
+  if (chunks.length === 0) return;
+  const blocks = chunks.map((chunk) => (chunk.packed ? chunkTextBlocks(chunk.packed) : undefined));
+  await client.query(
+    `INSERT INTO chunks (video_key, chunk_index, clip_start, clip_end, start_second, end_second, text, packed_text, packed_first_block, packed_last_block, token_count)
+      SELECT $1, * FROM unnest($2::integer[], $3::integer[], $4::integer[], $5::float8[], $6::float8[], $7::text[], $8::bytea[], $9::integer[], $10::integer[], $11::integer[])`,
+    [
+      videoKey,
+      chunks.map((chunk) => chunk.index),
+      chunks.map((chunk) => chunk.clipStart),
+      chunks.map((chunk) => chunk.clipEnd),
+      chunks.map((chunk) => chunk.startSecond),
+      chunks.map((chunk) => chunk.endSecond),
+      chunks.map((chunk) => (chunk.packed ? "" : chunk.text)),
+      chunks.map((chunk) => chunk.packed ?? null),
+      blocks.map((range) => range?.[0] ?? null),
+      blocks.map((range) => range?.[1] ?? null),
+      chunks.map((chunk) => chunk.tokenCount),
+    ],
+  );
+}
+
+/** A video's chunks with their text (unpacked), for packing them again. */
+async function readChunkTexts(client: PoolClient, videoKey: number): Promise<{ index: number; startSecond: number; endSecond: number; text: string }[]> {
+  type Row = ChunkTextColumns & { video_key: number; chunk_index: number; start_second: number; end_second: number };
+  const read = await client.query<Row & { block_index: number | null; block_data: Buffer | null }>(
+    withSegmentBlocks(
+      `SELECT video_key, chunk_index, start_second, end_second, text, packed_text, packed_first_block, packed_last_block FROM chunks WHERE video_key = $1`,
+      ["video_key", "chunk_index", "start_second", "end_second", "text", "packed_text", "packed_first_block", "packed_last_block"],
+      [chunkBlocks("r")],
+    ),
+    [videoKey],
+  );
+  const { rows, blocks } = SegmentBlocks.split(read.rows);
+  return rows.map((row) => ({ index: row.chunk_index, startSecond: row.start_second, endSecond: row.end_second, text: blocks.chunkText(row.video_key, row.chunk_index, row) }));
+}
+
 /**
  * Schema 3's migration, a few hundred videos at a time: each video's row of segment arrays (schema 2) packed into
  * blocks, and its frames, a row each, into one list.
@@ -250,29 +301,159 @@ async function packSegmentsAndFrames(client: PoolClient): Promise<void> {
   await client.query(`DROP TABLE segments; DROP TABLE frames`);
 }
 
+/**
+ * Schema 4's migration, a few hundred videos at a time: each clip transcript that is a run of its video's segments as
+ * that run, each chunk text as pieces of the segments' text, each source description as an excerpt of its chunk's text.
+ */
+async function packText(client: PoolClient): Promise<void> {
+  for (let after = 0; ; ) {
+    const keys = (await client.query<{ key: number }>(`SELECT key FROM videos WHERE key > $1 ORDER BY key LIMIT 500`, [after])).rows.map((row) => row.key);
+    if (keys.length === 0) break;
+    after = keys.at(-1) as number;
+    const segments = new Map<number, Segment[]>(keys.map((key) => [key, []]));
+    const { rows: blocks } = await client.query<{ video_key: number; data: Buffer }>(
+      `SELECT video_key, data FROM segment_blocks WHERE video_key = ANY($1::bigint[]) ORDER BY video_key, block_index`,
+      [keys],
+    );
+    for (const block of blocks) segments.get(block.video_key)?.push(...new SegmentBlockView(block.data).segments());
+
+    const clips = new Map<number, ClipText[]>(keys.map((key) => [key, []]));
+    for (const clip of await plainClipTexts(client, "video", keys)) clips.get(clip.videoKey)?.push(clip);
+    const runs = [...clips].flatMap(([key, own]) =>
+      transcriptRuns(own.map((clip) => clip.transcript), segments.get(key) ?? []).flatMap((run, at) => (run ? [{ key: (own[at] as ClipText).key, ...run }] : [])),
+    );
+    await client.query(
+      `UPDATE clips c SET transcript = '', transcript_first = u.first, transcript_last = u.last FROM unnest($1::bigint[], $2::integer[], $3::integer[]) AS u(key, first, last)
+        WHERE c.key = u.key`,
+      [runs.map((run) => run.key), runs.map((run) => run.first), runs.map((run) => run.last)],
+    );
+
+    const { rows: chunks } = await client.query<{ video_key: number; chunk_index: number; start_second: number; end_second: number; text: string }>(
+      `SELECT video_key, chunk_index, start_second, end_second, text FROM chunks WHERE video_key = ANY($1::bigint[])`,
+      [keys],
+    );
+    const segmentTexts = new Map([...segments].map(([key, own]) => [key, new SegmentText(own)]));
+    const packed = chunks.flatMap((chunk) => {
+      const text = segmentTexts.get(chunk.video_key);
+      const pieces = text && packChunkText(chunk.text, text, chunk.start_second, chunk.end_second);
+      return pieces ? [{ chunk, pieces, blocks: chunkTextBlocks(pieces) }] : [];
+    });
+    await client.query(
+      `UPDATE chunks c SET text = '', packed_text = u.packed, packed_first_block = u.first, packed_last_block = u.last
+        FROM unnest($1::bigint[], $2::integer[], $3::bytea[], $4::integer[], $5::integer[]) AS u(video_key, chunk_index, packed, first, last)
+        WHERE c.video_key = u.video_key AND c.chunk_index = u.chunk_index`,
+      [
+        packed.map((entry) => entry.chunk.video_key),
+        packed.map((entry) => entry.chunk.chunk_index),
+        packed.map((entry) => entry.pieces),
+        packed.map((entry) => entry.blocks[0]),
+        packed.map((entry) => entry.blocks[1]),
+      ],
+    );
+
+    const sources = new Map(chunks.map((chunk) => [`${chunk.video_key}:${chunk.chunk_index}`, excerptSource(chunk.text)]));
+    for (const [table, owner] of [["entity_sources", "entity_key"], ["relation_sources", "relation_key"]] as const) {
+      const { rows } = await client.query<{ owner: number; video_key: number; chunk_index: number; description: string }>(
+        `SELECT ${owner} AS owner, video_key, chunk_index, description FROM ${table} WHERE video_key = ANY($1::bigint[])`,
+        [keys],
+      );
+      const excerpts = rows.flatMap((row) => {
+        const source = sources.get(`${row.video_key}:${row.chunk_index}`);
+        const excerpt = source && encodeExcerpt(row.description, source);
+        return excerpt ? [{ row, excerpt }] : [];
+      });
+      await client.query(
+        `UPDATE ${table} s SET description = '', excerpt = u.excerpt
+          FROM unnest($1::bigint[], $2::bigint[], $3::integer[], $4::bytea[]) AS u(owner, video_key, chunk_index, excerpt)
+          WHERE s.${owner} = u.owner AND s.video_key = u.video_key AND s.chunk_index = u.chunk_index`,
+        [excerpts.map((entry) => entry.row.owner), excerpts.map((entry) => entry.row.video_key), excerpts.map((entry) => entry.row.chunk_index), excerpts.map((entry) => entry.excerpt)],
+      );
+    }
+  }
+}
+
+/** A clip's text, as indexed and as `getClips` gives it. */
+interface ClipText {
+  key: number;
+  videoKey: number;
+  clipIndex: number;
+  transcript: string;
+  screen: string;
+  visual: string;
+}
+
+type ClipTextRow = TranscriptColumns & { key: number; video_key: number; clip_index: number; screen: string; visual: string };
+const clipTextColumns = ["key", "video_key", "clip_index", "transcript", "transcript_first", "transcript_last", "screen", "visual"];
+const clipTextsByKey = prepared(
+  withSegmentBlocks(`SELECT ${clipTextColumns.join(", ")} FROM clips WHERE key = ANY($1::bigint[])`, clipTextColumns, [transcriptBlocks("r")]),
+);
+const clipTextsByVideo = prepared(
+  withSegmentBlocks(`SELECT ${clipTextColumns.join(", ")} FROM clips WHERE video_key = ANY($1::bigint[])`, clipTextColumns, [transcriptBlocks("r")]),
+);
+
+/** Clips by video id and index, in the order asked, with their text (see `readClipTexts`). */
+const clipsAt = prepared(
+  withSegmentBlocks(
+    `SELECT k.position, v.id AS video_id, c.key, c.video_key, c.clip_index, c.start_second, c.end_second, c.transcript, c.transcript_first,
+        c.transcript_last, c.screen, c.visual
+      FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS k(video_id, clip_index, position)
+        JOIN videos v ON v.id = k.video_id AND v.status = 'ready'
+        JOIN clips c ON c.video_key = v.key AND c.clip_index = k.clip_index`,
+    ["position", "video_id", "start_second", "end_second", ...clipTextColumns],
+    [transcriptBlocks("r")],
+  ),
+);
+/** Clips' text by clip key or by video key, ordered by video and clip index; transcripts joined from their segments. */
+async function readClipTexts(client: PoolClient, by: "key" | "video", keys: number[]): Promise<ClipText[]> {
+  if (keys.length === 0) return [];
+  const read = await client.query<ClipTextRow & { block_index: number | null; block_data: Buffer | null }>({
+    ...(by === "key" ? clipTextsByKey : clipTextsByVideo),
+    values: [keys],
+  });
+  const { rows, blocks } = SegmentBlocks.split(read.rows);
+  return rows
+    .map((row) => ({ key: row.key, videoKey: row.video_key, clipIndex: row.clip_index, transcript: blocks.transcript(row.video_key, row), screen: row.screen, visual: row.visual }))
+    .sort((x, y) => x.videoKey - y.videoKey || x.clipIndex - y.clipIndex);
+}
+
+/** Clip documents as indexed. */
+const clipDocuments = (clips: ClipText[]): LexicalDocument[] => clips.map((clip) => ({ key: clip.key, videoKey: clip.videoKey, fields: [clip.transcript, clip.screen, clip.visual] }));
+
+/** Whole-video documents as indexed: each video's clips in index order (see `videoDocument`). */
+function videoDocuments(clips: ClipText[]): LexicalDocument[] {
+  const byVideo = new Map<number, ClipText[]>();
+  for (const clip of clips) {
+    const own = byVideo.get(clip.videoKey);
+    if (own) own.push(clip);
+    else byVideo.set(clip.videoKey, [clip]);
+  }
+  return [...byVideo].map(([videoKey, own]) => wholeVideo(videoKey, own));
+}
+
+/** A video's whole-video document, from its clips (none for a video without clips: it is still a document). */
+const wholeVideo = (videoKey: number, clips: ClipText[]): LexicalDocument => ({
+  key: videoKey,
+  videoKey,
+  fields: videoDocument([...clips].sort((x, y) => x.clipIndex - y.clipIndex)),
+});
+
+const asFields = (documents: LexicalDocument[]): Map<number, string[]> => new Map(documents.map((document) => [document.key, document.fields]));
+
 /** Clip documents' text, for counting phrases. */
-const clipFields: FieldLoader = async (client, keys) => {
-  const { rows } = await client.query<{ key: number; transcript: string; screen: string; visual: string }>(
-    `SELECT key, transcript, screen, visual FROM clips WHERE key = ANY($1::bigint[])`,
-    [keys],
-  );
-  return new Map(rows.map((row) => [row.key, [row.transcript, row.screen, row.visual]]));
-};
+const clipFields: FieldLoader = async (client, keys) => asFields(clipDocuments(await readClipTexts(client, "key", keys)));
 
 /** Whole-video documents' text, rebuilt from their clips as they were indexed. */
-const videoFields: FieldLoader = async (client, keys) => {
-  const { rows } = await client.query<{ video_key: number; transcript: string; screen: string; visual: string }>(
-    `SELECT video_key, transcript, screen, visual FROM clips WHERE video_key = ANY($1::bigint[]) ORDER BY video_key, clip_index`,
+const videoFields: FieldLoader = async (client, keys) => asFields(videoDocuments(await readClipTexts(client, "video", keys)));
+
+/** Schema 1–3's clip text, plain in the clip rows: what the schema 2 migration may index again. */
+async function plainClipTexts(client: PoolClient, by: "key" | "video", keys: number[]): Promise<ClipText[]> {
+  const { rows } = await client.query<{ key: number; video_key: number; clip_index: number; transcript: string; screen: string; visual: string }>(
+    `SELECT key, video_key, clip_index, transcript, screen, visual FROM clips WHERE ${by === "key" ? "key" : "video_key"} = ANY($1::bigint[])
+      ORDER BY video_key, clip_index`,
     [keys],
   );
-  const byVideo = new Map<number, { transcript: string; screen: string; visual: string }[]>();
-  for (const row of rows) {
-    const clips = byVideo.get(row.video_key) ?? [];
-    clips.push(row);
-    byVideo.set(row.video_key, clips);
-  }
-  return new Map([...byVideo].map(([key, clips]) => [key, videoDocument(clips)]));
-};
+  return rows.map((row) => ({ key: row.key, videoKey: row.video_key, clipIndex: row.clip_index, transcript: row.transcript, screen: row.screen, visual: row.visual }));
+}
 
 const entityFields: FieldLoader = async (client, keys) => {
   const { rows } = await client.query<{ key: number; names: string; description: string }>(
@@ -303,8 +484,14 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     const client = await pool.connect();
     try {
       await migratePostgres(client, where, {
-        buildPostingLists: (client) => buildPostingLists(client, { clip: clipFields, video: videoFields, entity: entityFields }),
+        buildPostingLists: (client) =>
+          buildPostingLists(client, {
+            clip: async (client, keys) => asFields(clipDocuments(await plainClipTexts(client, "key", keys))),
+            video: async (client, keys) => asFields(videoDocuments(await plainClipTexts(client, "video", keys))),
+            entity: entityFields,
+          }),
         packSegmentsAndFrames,
+        packText,
       });
     } finally {
       client.release();
@@ -322,7 +509,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     }
     throw failure;
   }
-  return new PostgresStore(pool, where, options.skippedTermsFrom ?? "lists");
+  return new PostgresStore(pool, where);
 }
 
 class PostgresStore implements Store {
@@ -333,9 +520,8 @@ class PostgresStore implements Store {
   constructor(
     private readonly pool: pg.Pool,
     private readonly where: string,
-    skippedTermsFrom: SkippedTermsSource,
   ) {
-    this.lexical = new LexicalIndex(this.tokens, skippedTermsFrom);
+    this.lexical = new LexicalIndex(this.tokens);
   }
 
   /** Runs `work` on one connection outside a transaction (reads). */
@@ -386,24 +572,34 @@ class PostgresStore implements Store {
     return rows.map((row) => row.key);
   }
 
-  /** Re-indexes entities from their name, aliases and description. */
+  /**
+   * Forgets entities' BM25 documents before their text (name, aliases, description) changes or they go: the rows are
+   * locked, in key order, so no other writer changes that text before `indexEntities` indexes it again.
+   */
+  private async forgetEntities(client: PoolClient, keys: number[]): Promise<void> {
+    if (keys.length === 0) return;
+    await client.query(`SELECT key FROM entities WHERE key IN (SELECT k FROM unnest($1::bigint[]) AS k) ORDER BY key FOR UPDATE`, [keys]);
+    const fields = await entityFields(client, keys);
+    await this.lexical.remove(client, "entity", [...fields].map(([key, texts]) => ({ key, fields: texts })));
+  }
+
+  /** Indexes entities from their name, aliases and description: new ones, or ones `forgetEntities` forgot. */
   private async indexEntities(client: PoolClient, keys: number[]): Promise<void> {
     if (keys.length === 0) return;
     const fields = await entityFields(client, keys);
-    await this.lexical.put(client, "entity", [...fields].map(([key, texts]) => ({ key, fields: texts })));
+    await this.lexical.add(client, "entity", [...fields].map(([key, texts]) => ({ key, fields: texts })));
   }
 
-  /** Re-indexes a video's whole-video document from its clips. */
-  private async indexVideo(client: PoolClient, videoKey: number): Promise<void> {
-    const fields = await videoFields(client, [videoKey]);
-    await this.lexical.put(client, "video", [{ key: videoKey, videoKey, fields: fields.get(videoKey) ?? ["", "", ""] }]);
-  }
-
-  /** Removes what a video contributed except its row; returns what its graph sources named, for `pruneGraph`. */
-  private async clearContent(client: PoolClient, videoKey: number): Promise<TouchedGraph> {
+  /**
+   * Removes what a video contributed except its row; returns what its graph sources named, for `pruneGraph`. Its BM25
+   * documents are forgotten from its text as stored; a video committed before (`ready`) has a whole-video document even
+   * with no clip.
+   */
+  private async clearContent(client: PoolClient, videoKey: number, ready: boolean): Promise<TouchedGraph> {
     const touched = await this.clearGraph(client, videoKey);
-    await this.lexical.removeVideoClips(client, videoKey);
-    await this.lexical.remove(client, "video", [videoKey]);
+    const clips = await readClipTexts(client, "video", [videoKey]);
+    await this.lexical.remove(client, "clip", clipDocuments(clips));
+    if (ready) await this.lexical.remove(client, "video", [wholeVideo(videoKey, clips)]);
     for (const table of ["clips", "segment_blocks", "frame_lists", "clip_stages"]) {
       await client.query(`DELETE FROM ${table} WHERE video_key = $1`, [videoKey]);
     }
@@ -436,7 +632,7 @@ class PostgresStore implements Store {
     );
     const orphans = rows.map((row) => row.key);
     if (orphans.length > 0) {
-      await this.lexical.remove(client, "entity", orphans);
+      await this.forgetEntities(client, orphans);
       await client.query(`DELETE FROM entities WHERE key = ANY($1::bigint[])`, [orphans]);
     }
     await this.markStale(client, touched.entityKeys);
@@ -459,29 +655,33 @@ class PostgresStore implements Store {
     for (const { key } of rows) await client.query(`DROP INDEX IF EXISTS vectors_hnsw_${Number(key)}`);
   }
 
-  /** Writes clip documents (rows and their BM25 documents). */
-  private async insertClips(client: PoolClient, videoKey: number, clips: ClipDocument[]): Promise<void> {
-    if (clips.length === 0) return;
+  /**
+   * Writes clip rows, each transcript as its run of the video's segments where one gives it back (see packed-text.ts),
+   * and their BM25 documents; returns the clips' text as indexed.
+   */
+  private async insertClips(client: PoolClient, videoKey: number, clips: ClipDocument[], segments: Segment[]): Promise<ClipText[]> {
+    if (clips.length === 0) return [];
+    const runs = transcriptRuns(clips.map((clip) => clip.transcript), segments);
     const { rows } = await client.query<{ key: number; clip_index: number }>(
-      `INSERT INTO clips (video_key, clip_index, start_second, end_second, transcript, screen, visual)
-        SELECT $1, * FROM unnest($2::integer[], $3::float8[], $4::float8[], $5::text[], $6::text[], $7::text[])
+      `INSERT INTO clips (video_key, clip_index, start_second, end_second, transcript, transcript_first, transcript_last, screen, visual)
+        SELECT $1, * FROM unnest($2::integer[], $3::float8[], $4::float8[], $5::text[], $6::integer[], $7::integer[], $8::text[], $9::text[])
         RETURNING key, clip_index`,
       [
         videoKey,
         clips.map((clip) => clip.index),
         clips.map((clip) => clip.startSecond),
         clips.map((clip) => clip.endSecond),
-        clips.map((clip) => clip.transcript),
+        clips.map((clip, at) => (runs[at] ? "" : clip.transcript)),
+        runs.map((run) => run?.first ?? null),
+        runs.map((run) => run?.last ?? null),
         clips.map((clip) => clip.screen),
         clips.map((clip) => clip.visual),
       ],
     );
     const keys = new Map(rows.map((row) => [row.clip_index, row.key]));
-    await this.lexical.put(
-      client,
-      "clip",
-      clips.map((clip) => ({ key: keys.get(clip.index) as number, videoKey, fields: [clip.transcript, clip.screen, clip.visual] })),
-    );
+    const texts = clips.map((clip) => ({ key: keys.get(clip.index) as number, videoKey, clipIndex: clip.index, transcript: clip.transcript, screen: clip.screen, visual: clip.visual }));
+    await this.lexical.add(client, "clip", clipDocuments(texts));
+    return texts;
   }
 
   /** A video's segments in the order they were written. */
@@ -575,31 +775,30 @@ class PostgresStore implements Store {
    * Merges a video's graph into the library's (graph/merge-graph.ts decides; this writes). Names are looked up together;
    * new entities are inserted in name order, and a name another writer inserted meanwhile is read back, not duplicated.
    */
-  private async writeGraph(client: PoolClient, videoKey: number, videoId: string, graph: VideoGraph, clipIndexes: Set<number>): Promise<void> {
+  /**
+   * Merges a video's graph into the library's. Chunk texts are kept as pieces of the video's segments (`segments`, as
+   * stored) and source descriptions as excerpts of their chunk's text, where that is shorter (see packed-text.ts).
+   */
+  private async writeGraph(client: PoolClient, videoKey: number, videoId: string, graph: VideoGraph, clipIndexes: Set<number>, segments: SegmentText): Promise<void> {
     const plans = planGraph(graph, videoId, clipIndexes);
-    if (graph.chunks.length > 0) {
-      const chunks = graph.chunks;
-      await client.query(
-        `INSERT INTO chunks (video_key, chunk_index, clip_start, clip_end, start_second, end_second, text, token_count)
-          SELECT $1, * FROM unnest($2::integer[], $3::integer[], $4::integer[], $5::float8[], $6::float8[], $7::text[], $8::integer[])`,
-        [
-          videoKey,
-          chunks.map((chunk) => chunk.index),
-          chunks.map((chunk) => chunk.clipStart),
-          chunks.map((chunk) => chunk.clipEnd),
-          chunks.map((chunk) => chunk.startSecond),
-          chunks.map((chunk) => chunk.endSecond),
-          chunks.map((chunk) => chunk.text),
-          chunks.map((chunk) => Math.round(chunk.tokenCount)),
-        ],
-      );
-    }
+    const excerptSources = new Map(graph.chunks.map((chunk) => [chunk.index, excerptSource(chunk.text)]));
+    await insertChunks(
+      client,
+      videoKey,
+      graph.chunks.map((chunk) => ({ ...chunk, tokenCount: Math.round(chunk.tokenCount), packed: packChunkText(chunk.text, segments, chunk.startSecond, chunk.endSecond) })),
+    );
+    /** A description as stored: '' and its excerpt of the chunk's text, or itself. */
+    const described = (chunkIndex: number, description: string): [string, Buffer | null] => {
+      const source = excerptSources.get(chunkIndex);
+      const excerpt = source ? encodeExcerpt(description, source) : undefined;
+      return excerpt ? ["", excerpt] : [description, null];
+    };
     const space = graph.entityVectorSpace;
     const mergeDistance = graph.mergeDistance ?? defaultMergeDistance;
     const nameKeys = [...plans.keys()];
     const named = await this.entityKeysByName(client, nameKeys);
     const entityKeys = new Map<string, number>();
-    const aliased = new Set<number>();
+    const aliases: { nameKey: string; key: number; name: string }[] = [];
     const fresh: string[] = [];
     for (const [nameKey, plan] of plans) {
       const candidates: EntityCandidates = { named: named.get(nameKey) };
@@ -611,15 +810,14 @@ class PostgresStore implements Store {
         fresh.push(nameKey);
         continue;
       }
-      if (chosen.alias) {
-        await client.query(`INSERT INTO entity_aliases (name_key, entity_key, name) VALUES ($1, $2, $3) ON CONFLICT (name_key) DO NOTHING`, [
-          nameKey,
-          chosen.key,
-          plan.name,
-        ]);
-        aliased.add(chosen.key);
-      }
+      if (chosen.alias) aliases.push({ nameKey, key: chosen.key, name: plan.name });
       entityKeys.set(nameKey, chosen.key);
+    }
+    // An alias is indexed text of its entity: the entity's document is forgotten before it changes.
+    const aliased = [...new Set(aliases.map((alias) => alias.key))];
+    await this.forgetEntities(client, aliased);
+    for (const alias of aliases) {
+      await client.query(`INSERT INTO entity_aliases (name_key, entity_key, name) VALUES ($1, $2, $3) ON CONFLICT (name_key) DO NOTHING`, [alias.nameKey, alias.key, alias.name]);
     }
     if (fresh.length > 0) {
       fresh.sort();
@@ -655,24 +853,28 @@ class PostgresStore implements Store {
     await this.markStale(client, [...entityKeys.values()]);
 
     const keyOf = (nameKey: string): number => entityKeys.get(nameKey) as number;
-    const entitySources = { keys: [] as number[], chunks: [] as number[], descriptions: [] as string[] };
-    const relationSources: { pair: [number, number]; chunk: number; description: string; strength: number }[] = [];
+    const entitySources = { keys: [] as number[], chunks: [] as number[], descriptions: [] as string[], excerpts: [] as (Buffer | null)[] };
+    const relationSources: { pair: [number, number]; chunk: number; description: string; excerpt: Buffer | null; strength: number }[] = [];
     for (const extraction of graph.extractions) {
       const sources = chunkSources(extraction, keyOf);
       for (const { entityKey, description } of sources.entities) {
+        const [text, excerpt] = described(extraction.chunkIndex, description);
         entitySources.keys.push(entityKey);
         entitySources.chunks.push(extraction.chunkIndex);
-        entitySources.descriptions.push(description);
+        entitySources.descriptions.push(text);
+        entitySources.excerpts.push(excerpt);
       }
       for (const relation of sources.relations) {
-        relationSources.push({ pair: [relation.sourceKey, relation.targetKey], chunk: extraction.chunkIndex, description: relation.description, strength: relation.strength });
+        const [text, excerpt] = described(extraction.chunkIndex, relation.description);
+        relationSources.push({ pair: [relation.sourceKey, relation.targetKey], chunk: extraction.chunkIndex, description: text, excerpt, strength: relation.strength });
       }
     }
     if (entitySources.keys.length > 0) {
       await client.query(
-        `INSERT INTO entity_sources (entity_key, video_key, chunk_index, description)
-          SELECT s.key, $1, s.chunk, s.description FROM unnest($2::bigint[], $3::integer[], $4::text[]) AS s(key, chunk, description)`,
-        [videoKey, entitySources.keys, entitySources.chunks, entitySources.descriptions],
+        `INSERT INTO entity_sources (entity_key, video_key, chunk_index, description, excerpt)
+          SELECT s.key, $1, s.chunk, s.description, s.excerpt
+          FROM unnest($2::bigint[], $3::integer[], $4::text[], $5::bytea[]) AS s(key, chunk, description, excerpt)`,
+        [videoKey, entitySources.keys, entitySources.chunks, entitySources.descriptions, entitySources.excerpts],
       );
     }
     if (relationSources.length > 0) {
@@ -683,9 +885,10 @@ class PostgresStore implements Store {
         [pairs.map((pair) => pair[0]), pairs.map((pair) => pair[1])],
       );
       await client.query(
-        `INSERT INTO relation_sources (relation_key, video_key, chunk_index, description, strength)
-          SELECT r.key, $1, s.chunk, s.description, s.strength
-          FROM unnest($2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::float8[]) AS s(source_key, target_key, chunk, description, strength)
+        `INSERT INTO relation_sources (relation_key, video_key, chunk_index, description, excerpt, strength)
+          SELECT r.key, $1, s.chunk, s.description, s.excerpt, s.strength
+          FROM unnest($2::bigint[], $3::bigint[], $4::integer[], $5::text[], $6::bytea[], $7::float8[])
+            AS s(source_key, target_key, chunk, description, excerpt, strength)
             JOIN relations r ON r.source_key = s.source_key AND r.target_key = s.target_key`,
         [
           videoKey,
@@ -693,6 +896,7 @@ class PostgresStore implements Store {
           relationSources.map((source) => source.pair[1]),
           relationSources.map((source) => source.chunk),
           relationSources.map((source) => source.description),
+          relationSources.map((source) => source.excerpt),
           relationSources.map((source) => source.strength),
         ],
       );
@@ -746,16 +950,32 @@ class PostgresStore implements Store {
   }
 
   private async readySources(client: PoolClient, table: "entity_sources" | "relation_sources", owner: "entity_key" | "relation_key", keys: number[]): Promise<SourceRow[]> {
-    const { rows } = await client.query<SourceRow>(
-      `SELECT s.${owner} AS owner_key, v.id AS video_id, s.chunk_index, c.clip_start, c.clip_end, s.description,
-          ${table === "relation_sources" ? "s.strength" : "0::float8"} AS strength
-        FROM ${table} s JOIN videos v ON v.key = s.video_key
-          JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
-        WHERE s.${owner} = ANY($1::bigint[]) AND v.status = 'ready'
-        ORDER BY s.${owner}, v.id COLLATE "C", s.chunk_index`,
+    const columns = ["position", "owner_key", "video_key", "video_id", "chunk_index", "clip_start", "clip_end", "description", "excerpt", "text", "packed_text", "packed_first_block", "packed_last_block", "strength"];
+    const read = await client.query<StoredSourceRow & { position: number; block_index: number | null; block_data: Buffer | null }>(
+      withSegmentBlocks(
+        `SELECT row_number() OVER (ORDER BY s.${owner}, v.id COLLATE "C", s.chunk_index) AS position, s.${owner} AS owner_key, s.video_key,
+            v.id AS video_id, s.chunk_index, c.clip_start, c.clip_end, s.description, s.excerpt, c.text, c.packed_text, c.packed_first_block,
+            c.packed_last_block, ${table === "relation_sources" ? "s.strength" : "0::float8"} AS strength
+          FROM ${table} s JOIN videos v ON v.key = s.video_key
+            JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
+          WHERE s.${owner} = ANY($1::bigint[]) AND v.status = 'ready'`,
+        columns,
+        [chunkBlocks("r")],
+      ),
       [keys],
     );
-    return rows;
+    const { rows, blocks } = SegmentBlocks.split(read.rows);
+    return rows
+      .sort((x, y) => x.position - y.position)
+      .map((row) => ({
+        owner_key: row.owner_key,
+        video_id: row.video_id,
+        chunk_index: row.chunk_index,
+        clip_start: row.clip_start,
+        clip_end: row.clip_end,
+        description: blocks.description(row.video_key, row.chunk_index, row),
+        strength: row.strength,
+      }));
   }
 
   private async withRelationSources(client: PoolClient, rows: { key: number; source_key: number; target_key: number }[]): Promise<GraphRelation[]> {
@@ -802,7 +1022,7 @@ class PostgresStore implements Store {
     return this.write(`cannot remove ${id}`, async (client) => {
       const row = (await client.query<{ key: number; status: string }>(`SELECT key, status FROM videos WHERE id = $1 FOR UPDATE`, [id])).rows[0];
       if (!row) return false;
-      await this.pruneGraph(client, await this.clearContent(client, row.key));
+      await this.pruneGraph(client, await this.clearContent(client, row.key, row.status === "ready"));
       await client.query(`DELETE FROM videos WHERE key = $1`, [row.key]);
       return row.status === "ready";
     });
@@ -845,10 +1065,10 @@ class PostgresStore implements Store {
     await this.write(`cannot commit ${video.id}`, async (client) => {
       // The row is locked first, so two workers committing the same video take turns instead of interleaving.
       await client.query(`INSERT INTO videos (id, status) VALUES ($1, 'pending') ON CONFLICT (id) DO NOTHING`, [video.id]);
-      const existing = (await client.query<{ key: number }>(`SELECT key FROM videos WHERE id = $1 FOR UPDATE`, [video.id])).rows[0];
+      const existing = (await client.query<{ key: number; status: string }>(`SELECT key, status FROM videos WHERE id = $1 FOR UPDATE`, [video.id])).rows[0];
       if (!existing) throw new VideoRagError("STORE_FAILED", `the row of ${video.id} vanished while committing`);
       const key = existing.key;
-      const replaced = await this.clearContent(client, key);
+      const replaced = await this.clearContent(client, key, existing.status === "ready");
       await client.query(`DELETE FROM stages WHERE video_key = $1`, [key]);
       await client.query(
         `UPDATE videos SET status = 'ready', path = $2, title = $3, kind = $4, duration_seconds = $5, size_bytes = $6, width = $7,
@@ -859,9 +1079,9 @@ class PostgresStore implements Store {
           video.hasAudio, video.hasVideo, video.timesEstimated, new Date().toISOString(), content.clips.length, content.fingerprint,
         ],
       );
-      await this.insertClips(client, key, content.clips);
-      await this.indexVideo(client, key);
       await this.writeSegments(client, key, content.segments);
+      const clips = await this.insertClips(client, key, content.clips, content.segments);
+      await this.lexical.add(client, "video", [wholeVideo(key, clips)]);
       if (content.frames.length > 0) await client.query(`INSERT INTO frame_lists (video_key, frames) VALUES ($1, $2)`, [key, encodeFrames(content.frames)]);
       const signals = content.signals ?? [];
       if (signals.length > 0) {
@@ -880,7 +1100,9 @@ class PostgresStore implements Store {
       }
       await this.upsertClipStages(client, key, content.clipStages);
       await this.writeVectors(client, key, video.id, content.vectors ?? []);
-      if (content.graph) await this.writeGraph(client, key, video.id, content.graph, new Set(content.clips.map((clip) => clip.index)));
+      if (content.graph) {
+        await this.writeGraph(client, key, video.id, content.graph, new Set(content.clips.map((clip) => clip.index)), new SegmentText(content.segments));
+      }
       await this.pruneGraph(client, replaced);
     });
   }
@@ -1027,23 +1249,22 @@ class PostgresStore implements Store {
   async getClips(keys: { videoId: string; clipIndex: number }[]): Promise<ClipDocument[]> {
     if (keys.length === 0) return [];
     return this.read("cannot read clips", async (client) => {
-      const { rows } = await client.query<{ position: number; video_id: string; clip_index: number; start_second: number; end_second: number; transcript: string; screen: string; visual: string }>(
-        `SELECT k.position, v.id AS video_id, c.clip_index, c.start_second, c.end_second, c.transcript, c.screen, c.visual
-          FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS k(video_id, clip_index, position)
-            JOIN videos v ON v.id = k.video_id AND v.status = 'ready'
-            JOIN clips c ON c.video_key = v.key AND c.clip_index = k.clip_index
-          ORDER BY k.position`,
-        [keys.map((key) => key.videoId), keys.map((key) => key.clipIndex)],
-      );
-      return rows.map((row) => ({
-        videoId: row.video_id,
-        index: row.clip_index,
-        startSecond: row.start_second,
-        endSecond: row.end_second,
-        transcript: row.transcript,
-        screen: row.screen,
-        visual: row.visual,
-      }));
+      const read = await client.query<ClipTextRow & { position: number; video_id: string; start_second: number; end_second: number; block_index: number | null; block_data: Buffer | null }>({
+        ...clipsAt,
+        values: [keys.map((key) => key.videoId), keys.map((key) => key.clipIndex)],
+      });
+      const { rows, blocks } = SegmentBlocks.split(read.rows);
+      return rows
+        .sort((x, y) => x.position - y.position)
+        .map((row) => ({
+          videoId: row.video_id,
+          index: row.clip_index,
+          startSecond: row.start_second,
+          endSecond: row.end_second,
+          transcript: blocks.transcript(row.video_key, row),
+          screen: row.screen,
+          visual: row.visual,
+        }));
     });
   }
 
@@ -1172,24 +1393,32 @@ class PostgresStore implements Store {
   async getChunks(keys: { videoId: string; chunkIndex: number }[]): Promise<Chunk[]> {
     if (keys.length === 0) return [];
     return this.read("cannot read chunks", async (client) => {
-      const { rows } = await client.query<{ video_id: string; chunk_index: number; clip_start: number; clip_end: number; start_second: number; end_second: number; text: string; token_count: number }>(
-        `SELECT v.id AS video_id, c.chunk_index, c.clip_start, c.clip_end, c.start_second, c.end_second, c.text, c.token_count
-          FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS k(video_id, chunk_index, position)
-            JOIN videos v ON v.id = k.video_id AND v.status = 'ready'
-            JOIN chunks c ON c.video_key = v.key AND c.chunk_index = k.chunk_index
-          ORDER BY k.position`,
+      type Row = ChunkTextColumns & { position: number; video_key: number; video_id: string; chunk_index: number; clip_start: number; clip_end: number; start_second: number; end_second: number; token_count: number };
+      const read = await client.query<Row & { block_index: number | null; block_data: Buffer | null }>(
+        withSegmentBlocks(
+          `SELECT k.position, c.video_key, v.id AS video_id, c.chunk_index, c.clip_start, c.clip_end, c.start_second, c.end_second, c.text,
+              c.packed_text, c.packed_first_block, c.packed_last_block, c.token_count
+            FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS k(video_id, chunk_index, position)
+              JOIN videos v ON v.id = k.video_id AND v.status = 'ready'
+              JOIN chunks c ON c.video_key = v.key AND c.chunk_index = k.chunk_index`,
+          ["position", "video_key", "video_id", "chunk_index", "clip_start", "clip_end", "start_second", "end_second", "text", "packed_text", "packed_first_block", "packed_last_block", "token_count"],
+          [chunkBlocks("r")],
+        ),
         [keys.map((key) => key.videoId), keys.map((key) => key.chunkIndex)],
       );
-      return rows.map((row) => ({
-        videoId: row.video_id,
-        index: row.chunk_index,
-        clipStart: row.clip_start,
-        clipEnd: row.clip_end,
-        startSecond: row.start_second,
-        endSecond: row.end_second,
-        text: row.text,
-        tokenCount: row.token_count,
-      }));
+      const { rows, blocks } = SegmentBlocks.split(read.rows);
+      return rows
+        .sort((x, y) => x.position - y.position)
+        .map((row) => ({
+          videoId: row.video_id,
+          index: row.chunk_index,
+          clipStart: row.clip_start,
+          clipEnd: row.clip_end,
+          startSecond: row.start_second,
+          endSecond: row.end_second,
+          text: blocks.chunkText(row.video_key, row.chunk_index, row),
+          tokenCount: row.token_count,
+        }));
     });
   }
 
@@ -1207,6 +1436,8 @@ class PostgresStore implements Store {
     }
     if (updates.length === 0) return 0;
     return this.write("cannot describe entities", async (client) => {
+      const keys = updates.map((update) => update.key);
+      await this.forgetEntities(client, keys);
       const { rows } = await client.query<{ key: number }>(
         `UPDATE entities e SET description = u.description, stale = false
           FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS u(key, description, change_sequence)
@@ -1214,7 +1445,7 @@ class PostgresStore implements Store {
           RETURNING e.key`,
         [updates.map((update) => update.key), updates.map((update) => update.description), updates.map((update) => update.changeSequence ?? null)],
       );
-      await this.indexEntities(client, rows.map((row) => row.key));
+      await this.indexEntities(client, keys);
       return rows.length;
     });
   }
@@ -1315,31 +1546,55 @@ class PostgresStore implements Store {
       const row = (await client.query<{ key: number }>(`SELECT key FROM videos WHERE id = $1 AND status = 'ready' FOR UPDATE`, [update.videoId])).rows[0];
       if (!row) throw new VideoRagError("VIDEO_NOT_FOUND", `no video ${update.videoId} to write back to`, { subject: update.videoId });
       const videoKey = row.key;
-      if (update.replaces.length > 0 || update.segments.length > 0) {
+      const segmentsChange = update.replaces.length > 0 || update.segments.length > 0;
+      // The last document given for a clip wins.
+      const documents = [...new Map(update.documents.map((document) => [document.index, document])).values()];
+      // What is derived from the text about to change is read first, as it reads now: clip transcripts are runs of
+      // segment positions, chunk texts are pieces of the segments' text, and BM25 documents are forgotten from their text.
+      const before = segmentsChange || documents.length > 0 ? await readClipTexts(client, "video", [videoKey]) : [];
+      const chunks = segmentsChange && !update.graph ? await readChunkTexts(client, videoKey) : [];
+      let segments: Segment[] | undefined;
+      if (segmentsChange) {
         // Each clip's text from the replaced sources goes; the new segments follow what is kept, as rows inserted later would.
         const replaced = new Map(update.replaces.map((replace) => [replace.clipIndex, new Set<SegmentSource>(replace.sources)]));
         const kept = (await this.readSegments(client, videoKey)).filter(
           (segment) => !(segment.clipIndex !== undefined && replaced.get(segment.clipIndex)?.has(segment.source as SegmentSource)),
         );
-        await this.writeSegments(client, videoKey, [...kept, ...update.segments]);
+        segments = [...kept, ...update.segments];
+        await this.writeSegments(client, videoKey, segments);
       }
-      if (update.documents.length > 0) {
-        const { rows: clips } = await client.query<{ key: number; clip_index: number }>(
-          `SELECT key, clip_index FROM clips WHERE video_key = $1 AND clip_index = ANY($2::integer[])`,
-          [videoKey, update.documents.map((document) => document.index)],
-        );
-        const keys = new Map(clips.map((clip) => [clip.clip_index, clip.key]));
-        for (const document of update.documents) {
-          const clipKey = keys.get(document.index);
-          if (clipKey === undefined) throw new VideoRagError("ARGUMENT_INVALID", `${update.videoId} has no clip ${document.index}`, { subject: update.videoId });
-          await client.query(`UPDATE clips SET transcript = $1, screen = $2, visual = $3 WHERE key = $4`, [document.transcript, document.screen, document.visual, clipKey]);
+      if (segmentsChange || documents.length > 0) {
+        const texts = new Map(before.map((clip) => [clip.clipIndex, clip]));
+        const changed = documents.map((document) => {
+          const old = texts.get(document.index);
+          if (!old) throw new VideoRagError("ARGUMENT_INVALID", `${update.videoId} has no clip ${document.index}`, { subject: update.videoId });
+          return { ...old, transcript: document.transcript, screen: document.screen, visual: document.visual };
+        });
+        if (changed.length > 0) {
+          await this.lexical.remove(client, "clip", clipDocuments(changed.map((clip) => texts.get(clip.clipIndex) as ClipText)));
+          await this.lexical.remove(client, "video", [wholeVideo(videoKey, before)]);
         }
-        await this.lexical.put(
-          client,
-          "clip",
-          update.documents.map((document) => ({ key: keys.get(document.index) as number, videoKey, fields: [document.transcript, document.screen, document.visual] })),
+        for (const clip of changed) texts.set(clip.clipIndex, clip);
+        // Positions move when segments go, so every clip's run is found again; clips that did not change keep their text.
+        const clips = [...texts.values()];
+        const runs = transcriptRuns(clips.map((clip) => clip.transcript), segments ?? (await this.readSegments(client, videoKey)));
+        await client.query(
+          `UPDATE clips c SET transcript = u.transcript, transcript_first = u.first, transcript_last = u.last, screen = u.screen, visual = u.visual
+            FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::integer[], $5::text[], $6::text[]) AS u(key, transcript, first, last, screen, visual)
+            WHERE c.key = u.key`,
+          [
+            clips.map((clip) => clip.key),
+            clips.map((clip, at) => (runs[at] ? "" : clip.transcript)),
+            runs.map((run) => run?.first ?? null),
+            runs.map((run) => run?.last ?? null),
+            clips.map((clip) => clip.screen),
+            clips.map((clip) => clip.visual),
+          ],
         );
-        await this.indexVideo(client, videoKey);
+        if (changed.length > 0) {
+          await this.lexical.add(client, "clip", clipDocuments(changed));
+          await this.lexical.add(client, "video", [wholeVideo(videoKey, clips)]);
+        }
       }
       const replaceFrames = update.replaceFrameVectors ?? [];
       if (replaceFrames.length > 0) {
@@ -1348,10 +1603,31 @@ class PostgresStore implements Store {
       await this.writeVectors(client, videoKey, update.videoId, update.vectors);
       if (replaceFrames.length > 0) await this.pruneSpaces(client);
       if (update.graph) {
+        // The old sources go before the new graph is written and their entities are pruned after, so an entity both
+        // name keeps its key, description and aliases.
         const touched = await this.clearGraph(client, videoKey);
         const { rows: indexes } = await client.query<{ clip_index: number }>(`SELECT clip_index FROM clips WHERE video_key = $1`, [videoKey]);
-        await this.writeGraph(client, videoKey, update.videoId, update.graph, new Set(indexes.map((clip) => clip.clip_index)));
+        const segmentText = new SegmentText(segments ?? (await this.readSegments(client, videoKey)));
+        await this.writeGraph(client, videoKey, update.videoId, update.graph, new Set(indexes.map((clip) => clip.clip_index)), segmentText);
         await this.pruneGraph(client, touched);
+      } else if (chunks.length > 0) {
+        // The chunks stay, but the segments they were packed against moved: they are packed against the new ones.
+        const segmentText = new SegmentText(segments ?? []);
+        const packed = chunks.map((chunk) => packChunkText(chunk.text, segmentText, chunk.startSecond, chunk.endSecond));
+        const blocks = packed.map((text) => (text ? chunkTextBlocks(text) : undefined));
+        await client.query(
+          `UPDATE chunks c SET text = u.text, packed_text = u.packed, packed_first_block = u.first, packed_last_block = u.last
+            FROM unnest($2::integer[], $3::text[], $4::bytea[], $5::integer[], $6::integer[]) AS u(chunk_index, text, packed, first, last)
+            WHERE c.video_key = $1 AND c.chunk_index = u.chunk_index`,
+          [
+            videoKey,
+            chunks.map((chunk) => chunk.index),
+            chunks.map((chunk, at) => (packed[at] ? "" : chunk.text)),
+            packed.map((text) => text ?? null),
+            blocks.map((range) => range?.[0] ?? null),
+            blocks.map((range) => range?.[1] ?? null),
+          ],
+        );
       }
       await this.upsertClipStages(client, videoKey, update.stages);
     });
