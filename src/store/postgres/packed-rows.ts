@@ -36,12 +36,13 @@ export const chunkBlocks = (row: string): [string, string] => [`${row}.packed_fi
  * pair per packed column the rows hold. Block rows carry only `video_key`, `block_index` and `block_data`.
  */
 export function withSegmentBlocks(rowsSql: string, columns: string[], blockRanges: [string, string][]): string {
-  const ranges = blockRanges.map(([first, last]) => `SELECT r.video_key, generate_series(${first}, ${last}) FROM r`).join(" UNION ");
+  const ranges = blockRanges.map(([first, last]) => `SELECT r.video_key, ${first} AS first, ${last} AS last FROM r`).join(" UNION ");
+  // Each range joins the blocks' primary key (a join on generated block numbers was planned as a scan of every block).
   return `WITH r AS MATERIALIZED (${rowsSql})
     SELECT ${columns.map((column) => `r.${column}`).join(", ")}, NULL::integer AS block_index, NULL::bytea AS block_data FROM r
     UNION ALL
-    SELECT ${columns.map((column) => (column === "video_key" ? "b.video_key" : "NULL")).join(", ")}, b.block_index, b.data
-      FROM segment_blocks b WHERE (b.video_key, b.block_index) IN (${ranges})`;
+    SELECT DISTINCT ON (b.video_key, b.block_index) ${columns.map((column) => (column === "video_key" ? "b.video_key" : "NULL")).join(", ")}, b.block_index, b.data
+      FROM (${ranges}) n JOIN segment_blocks b ON b.video_key = n.video_key AND b.block_index BETWEEN n.first AND n.last`;
 }
 
 /** The segment blocks a read returned beside its rows, decoded once each when first used. */
