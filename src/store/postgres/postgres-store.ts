@@ -168,13 +168,18 @@ interface SourceRow {
 /** A source row as read, its description still packed (see packed-rows.ts). */
 type StoredSourceRow = Omit<SourceRow, "description"> & DescriptionColumns & ChunkTextColumns & { video_key: number };
 
-const toSource = (row: SourceRow): GraphSource => ({
-  videoId: row.video_id,
-  chunkIndex: row.chunk_index,
-  clipStart: row.clip_start,
-  clipEnd: row.clip_end,
-  description: row.description,
-});
+/**
+ * A source as the Store gives it. Its description is read when first used: a relation's sources are many, and graph
+ * retrieval reads their chunks, not their text; decoding each excerpt's segment blocks up front was most of its time.
+ */
+const toSource = (row: SourceRow): GraphSource =>
+  lazyDescription({ videoId: row.video_id, chunkIndex: row.chunk_index, clipStart: row.clip_start, clipEnd: row.clip_end }, () => row.description);
+
+/** Gives `target` an enumerable `description` computed by `describe` when first read, then kept. */
+function lazyDescription<Target extends object>(target: Target, describe: () => string): Target & { description: string } {
+  let description: string | undefined;
+  return Object.defineProperty(target, "description", { enumerable: true, get: () => (description ??= describe()) }) as Target & { description: string };
+}
 
 interface TouchedGraph {
   entityKeys: number[];
@@ -967,15 +972,12 @@ class PostgresStore implements Store {
     const { rows, blocks } = SegmentBlocks.split(read.rows);
     return rows
       .sort((x, y) => x.position - y.position)
-      .map((row) => ({
-        owner_key: row.owner_key,
-        video_id: row.video_id,
-        chunk_index: row.chunk_index,
-        clip_start: row.clip_start,
-        clip_end: row.clip_end,
-        description: blocks.description(row.video_key, row.chunk_index, row),
-        strength: row.strength,
-      }));
+      .map((row) =>
+        lazyDescription(
+          { owner_key: row.owner_key, video_id: row.video_id, chunk_index: row.chunk_index, clip_start: row.clip_start, clip_end: row.clip_end, strength: row.strength },
+          () => blocks.description(row.video_key, row.chunk_index, row),
+        ),
+      );
   }
 
   private async withRelationSources(client: PoolClient, rows: { key: number; source_key: number; target_key: number }[]): Promise<GraphRelation[]> {
