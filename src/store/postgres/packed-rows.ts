@@ -5,6 +5,13 @@
 
 import { chunkTextBlocks, decodeExcerpt, joinTranscript, SegmentBlockView, segmentsPerBlock, unpackChunkText } from "../packed-text.js";
 
+/** The columns `withSegmentBlocks` adds: NULL on the rows asked for, a segment block's on the others. */
+export interface BlockColumns {
+  block_video_key: number | null;
+  block_index: number | null;
+  block_data: Buffer | null;
+}
+
 /** A clip row's transcript as stored: the text, or '' and the run of segment positions it was joined from. */
 export interface TranscriptColumns {
   transcript: string;
@@ -25,24 +32,25 @@ export interface DescriptionColumns {
 }
 
 /** SQL for the first and last segment block a clip row's transcript run lies in (NULL when it has none). */
-export const transcriptBlocks = (row: string): [string, string] => [`${row}.transcript_first / ${segmentsPerBlock}`, `${row}.transcript_last / ${segmentsPerBlock}`];
+export const transcriptBlocks: [string, string] = [`r.transcript_first / ${segmentsPerBlock}`, `r.transcript_last / ${segmentsPerBlock}`];
 
 /** SQL for the first and last segment block a chunk row's packed text refers to (NULL when it has none). */
-export const chunkBlocks = (row: string): [string, string] => [`${row}.packed_first_block`, `${row}.packed_last_block`];
+export const chunkBlocks: [string, string] = ["r.packed_first_block", "r.packed_last_block"];
 
 /**
- * One statement reading the rows of `rowsSql` (whose `columns` include `video_key`) and, after them, the segment blocks
- * from `first` to `last` of each row's video, each block once. `blockRanges` gives those as SQL over the row `r`, one
- * pair per packed column the rows hold. Block rows carry only `video_key`, `block_index` and `block_data`.
+ * One statement reading the rows of `rowsSql` (which has a `video_key` column) and, after them, the segment blocks from
+ * `first` to `last` of each row's video (SQL over the row `r`, such as `transcriptBlocks`), each block once. A block row
+ * has the rows' columns NULL, and its own in `block_video_key`, `block_index` and `block_data`.
  */
-export function withSegmentBlocks(rowsSql: string, columns: string[], blockRanges: [string, string][]): string {
-  const ranges = blockRanges.map(([first, last]) => `SELECT r.video_key, ${first} AS first, ${last} AS last FROM r`).join(" UNION ");
-  // Each range joins the blocks' primary key (a join on generated block numbers was planned as a scan of every block).
+export function withSegmentBlocks(rowsSql: string, [first, last]: [string, string]): string {
+  // The range joins the blocks' primary key (a join on generated block numbers was planned as a scan of every block).
   return `WITH r AS MATERIALIZED (${rowsSql})
-    SELECT ${columns.map((column) => `r.${column}`).join(", ")}, NULL::integer AS block_index, NULL::bytea AS block_data FROM r
+    SELECT r.*, NULL::bigint AS block_video_key, NULL::integer AS block_index, NULL::bytea AS block_data FROM r
     UNION ALL
-    SELECT DISTINCT ON (b.video_key, b.block_index) ${columns.map((column) => (column === "video_key" ? "b.video_key" : "NULL")).join(", ")}, b.block_index, b.data
-      FROM (${ranges}) n JOIN segment_blocks b ON b.video_key = n.video_key AND b.block_index BETWEEN n.first AND n.last`;
+    SELECT DISTINCT ON (b.video_key, b.block_index) none.*, b.video_key, b.block_index, b.data
+      FROM (SELECT DISTINCT r.video_key, ${first} AS first, ${last} AS last FROM r) n
+        JOIN segment_blocks b ON b.video_key = n.video_key AND b.block_index BETWEEN n.first AND n.last
+        LEFT JOIN r AS none ON false`;
 }
 
 /** The segment blocks a read returned beside its rows, decoded once each when first used. */
@@ -52,18 +60,14 @@ export class SegmentBlocks {
   private readonly chunkTexts = new Map<string, string>();
 
   /** Splits what `withSegmentBlocks` read into the rows, in their order, and the blocks. */
-  static split<Row extends { video_key: number }>(read: (Row & { block_index: number | null; block_data: Buffer | null })[]): { rows: Row[]; blocks: SegmentBlocks } {
+  static split<Row>(read: (Row & BlockColumns)[]): { rows: Row[]; blocks: SegmentBlocks } {
     const blocks = new SegmentBlocks();
     const rows: Row[] = [];
     for (const row of read) {
       if (row.block_data === null) rows.push(row);
-      else blocks.add(row.video_key, row.block_index as number, row.block_data);
+      else blocks.data.set(`${row.block_video_key}:${row.block_index}`, row.block_data);
     }
     return { rows, blocks };
-  }
-
-  add(videoKey: number, blockIndex: number, data: Buffer): void {
-    this.data.set(`${videoKey}:${blockIndex}`, data);
   }
 
   /** A block of a video, decoded; undefined when it was not read (or is not stored). */

@@ -68,7 +68,7 @@ import {
 } from "../packed-text.js";
 import { prepared } from "./prepared.js";
 import { buildPostingLists, LexicalIndex, type FieldLoader, type LexicalDocument } from "./lexical-index.js";
-import { chunkBlocks, SegmentBlocks, transcriptBlocks, withSegmentBlocks, type ChunkTextColumns, type DescriptionColumns, type TranscriptColumns } from "./packed-rows.js";
+import { chunkBlocks, SegmentBlocks, transcriptBlocks, withSegmentBlocks, type BlockColumns, type ChunkTextColumns, type DescriptionColumns, type TranscriptColumns } from "./packed-rows.js";
 import { migratePostgres } from "./postgres-schema.js";
 
 export interface PostgresStoreOptions {
@@ -249,11 +249,10 @@ async function insertChunks(client: PoolClient, videoKey: number, chunks: (Omit<
 /** A video's chunks with their text (unpacked), for packing them again. */
 async function readChunkTexts(client: PoolClient, videoKey: number): Promise<{ index: number; startSecond: number; endSecond: number; text: string }[]> {
   type Row = ChunkTextColumns & { video_key: number; chunk_index: number; start_second: number; end_second: number };
-  const read = await client.query<Row & { block_index: number | null; block_data: Buffer | null }>(
+  const read = await client.query<Row & BlockColumns>(
     withSegmentBlocks(
       `SELECT video_key, chunk_index, start_second, end_second, text, packed_text, packed_first_block, packed_last_block FROM chunks WHERE video_key = $1`,
-      ["video_key", "chunk_index", "start_second", "end_second", "text", "packed_text", "packed_first_block", "packed_last_block"],
-      [chunkBlocks("r")],
+      chunkBlocks,
     ),
     [videoKey],
   );
@@ -388,12 +387,12 @@ interface ClipText {
 }
 
 type ClipTextRow = TranscriptColumns & { key: number; video_key: number; clip_index: number; screen: string; visual: string };
-const clipTextColumns = ["key", "video_key", "clip_index", "transcript", "transcript_first", "transcript_last", "screen", "visual"];
+const clipTextColumns = "key, video_key, clip_index, transcript, transcript_first, transcript_last, screen, visual";
 const clipTextsByKey = prepared(
-  withSegmentBlocks(`SELECT ${clipTextColumns.join(", ")} FROM clips WHERE key = ANY($1::bigint[])`, clipTextColumns, [transcriptBlocks("r")]),
+  withSegmentBlocks(`SELECT ${clipTextColumns} FROM clips WHERE key = ANY($1::bigint[])`, transcriptBlocks),
 );
 const clipTextsByVideo = prepared(
-  withSegmentBlocks(`SELECT ${clipTextColumns.join(", ")} FROM clips WHERE video_key = ANY($1::bigint[])`, clipTextColumns, [transcriptBlocks("r")]),
+  withSegmentBlocks(`SELECT ${clipTextColumns} FROM clips WHERE video_key = ANY($1::bigint[])`, transcriptBlocks),
 );
 
 /** Clips by video id and index, in the order asked, with their text (see `readClipTexts`). */
@@ -404,14 +403,13 @@ const clipsAt = prepared(
       FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS k(video_id, clip_index, position)
         JOIN videos v ON v.id = k.video_id AND v.status = 'ready'
         JOIN clips c ON c.video_key = v.key AND c.clip_index = k.clip_index`,
-    ["position", "video_id", "start_second", "end_second", ...clipTextColumns],
-    [transcriptBlocks("r")],
+    transcriptBlocks,
   ),
 );
 /** Clips' text by clip key or by video key, ordered by video and clip index; transcripts joined from their segments. */
 async function readClipTexts(client: PoolClient, by: "key" | "video", keys: number[]): Promise<ClipText[]> {
   if (keys.length === 0) return [];
-  const read = await client.query<ClipTextRow & { block_index: number | null; block_data: Buffer | null }>({
+  const read = await client.query<ClipTextRow & BlockColumns>({
     ...(by === "key" ? clipTextsByKey : clipTextsByVideo),
     values: [keys],
   });
@@ -955,8 +953,7 @@ class PostgresStore implements Store {
   }
 
   private async readySources(client: PoolClient, table: "entity_sources" | "relation_sources", owner: "entity_key" | "relation_key", keys: number[]): Promise<SourceRow[]> {
-    const columns = ["position", "owner_key", "video_key", "video_id", "chunk_index", "clip_start", "clip_end", "description", "excerpt", "text", "packed_text", "packed_first_block", "packed_last_block", "strength"];
-    const read = await client.query<StoredSourceRow & { position: number; block_index: number | null; block_data: Buffer | null }>(
+        const read = await client.query<StoredSourceRow & { position: number } & BlockColumns>(
       withSegmentBlocks(
         `SELECT row_number() OVER (ORDER BY s.${owner}, v.id COLLATE "C", s.chunk_index) AS position, s.${owner} AS owner_key, s.video_key,
             v.id AS video_id, s.chunk_index, c.clip_start, c.clip_end, s.description, s.excerpt, c.text, c.packed_text, c.packed_first_block,
@@ -964,8 +961,7 @@ class PostgresStore implements Store {
           FROM ${table} s JOIN videos v ON v.key = s.video_key
             JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
           WHERE s.${owner} = ANY($1::bigint[]) AND v.status = 'ready'`,
-        columns,
-        [chunkBlocks("r")],
+        chunkBlocks,
       ),
       [keys],
     );
@@ -1251,7 +1247,7 @@ class PostgresStore implements Store {
   async getClips(keys: { videoId: string; clipIndex: number }[]): Promise<ClipDocument[]> {
     if (keys.length === 0) return [];
     return this.read("cannot read clips", async (client) => {
-      const read = await client.query<ClipTextRow & { position: number; video_id: string; start_second: number; end_second: number; block_index: number | null; block_data: Buffer | null }>({
+      const read = await client.query<ClipTextRow & { position: number; video_id: string; start_second: number; end_second: number } & BlockColumns>({
         ...clipsAt,
         values: [keys.map((key) => key.videoId), keys.map((key) => key.clipIndex)],
       });
@@ -1396,15 +1392,14 @@ class PostgresStore implements Store {
     if (keys.length === 0) return [];
     return this.read("cannot read chunks", async (client) => {
       type Row = ChunkTextColumns & { position: number; video_key: number; video_id: string; chunk_index: number; clip_start: number; clip_end: number; start_second: number; end_second: number; token_count: number };
-      const read = await client.query<Row & { block_index: number | null; block_data: Buffer | null }>(
+      const read = await client.query<Row & BlockColumns>(
         withSegmentBlocks(
           `SELECT k.position, c.video_key, v.id AS video_id, c.chunk_index, c.clip_start, c.clip_end, c.start_second, c.end_second, c.text,
               c.packed_text, c.packed_first_block, c.packed_last_block, c.token_count
             FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS k(video_id, chunk_index, position)
               JOIN videos v ON v.id = k.video_id AND v.status = 'ready'
               JOIN chunks c ON c.video_key = v.key AND c.chunk_index = k.chunk_index`,
-          ["position", "video_key", "video_id", "chunk_index", "clip_start", "clip_end", "start_second", "end_second", "text", "packed_text", "packed_first_block", "packed_last_block", "token_count"],
-          [chunkBlocks("r")],
+          chunkBlocks,
         ),
         [keys.map((key) => key.videoId), keys.map((key) => key.chunkIndex)],
       );
