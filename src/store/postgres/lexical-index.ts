@@ -108,7 +108,20 @@ interface QueryTerm {
 }
 
 export class LexicalIndex {
+  /** Blocks deleted (merged, or rewritten without removed documents) since `vacuumed` was last called. */
+  private deleted = 0;
+
   constructor(private readonly tokens: Fts5Tokens) {}
+
+  /** Blocks this index has deleted since the last vacuum: dead rows of `lexical_postings` until one frees them. */
+  get deletedBlocks(): number {
+    return this.deleted;
+  }
+
+  /** Counts deleted blocks from now on. */
+  vacuumed(): void {
+    this.deleted = 0;
+  }
 
   /**
    * Adds documents not in the index, keeping term statistics, posting lists and totals in step; inside the caller's
@@ -231,6 +244,7 @@ export class LexicalIndex {
     if (merge.length === 0) return;
     // A block another writer merged meanwhile is gone, and what is left is merged.
     const blocks = await takeBlocks(client, index, merge);
+    this.deleted += blocks.length;
     const merged = [...groupBlocks(blocks)].map(([term, list]) => ({ term, postings: sortPostings(list) }));
     await writeBlocks(client, index, merged);
   }
@@ -250,6 +264,7 @@ export class LexicalIndex {
     const touched = rows.filter((row) => [...(removed.get(row.term) ?? [])].some((key) => key >= row.first_key && key <= row.last_key));
     if (touched.length === 0) return;
     const blocks = await takeBlocks(client, index, touched.map((block) => ({ term: block.term, firstKey: block.first_key })));
+    this.deleted += blocks.length;
     const kept = blocks.map((block) => {
       const list = emptyPostings(block.postings);
       decodePostings(block.data, block.first_key, block.postings, list);

@@ -3,6 +3,7 @@
 // chunk's text. A read of such rows reads the segment blocks they name in the same statement, so both come from one
 // snapshot: read in two statements, a video committed again between them would give its old runs the new blocks.
 
+import type { BlockCache } from "../block-cache.js";
 import { chunkTextBlocks, decodeExcerpt, joinTranscript, SegmentBlockView, segmentsPerBlock, unpackChunkText } from "../packed-text.js";
 
 /** The columns `withSegmentBlocks` adds: NULL on the rows asked for, a segment block's on the others. */
@@ -53,15 +54,20 @@ export function withSegmentBlocks(rowsSql: string, [first, last]: [string, strin
         LEFT JOIN r AS none ON false`;
 }
 
-/** The segment blocks a read returned beside its rows, decoded once each when first used. */
+/**
+ * The segment blocks a read returned beside its rows, decoded once each when first used (or taken from `cache`, where
+ * it holds the same bytes decoded).
+ */
 export class SegmentBlocks {
   private readonly data = new Map<string, Buffer>();
   private readonly views = new Map<string, SegmentBlockView>();
   private readonly chunkTexts = new Map<string, string>();
 
+  private constructor(private readonly cache: BlockCache | undefined) {}
+
   /** Splits what `withSegmentBlocks` read into the rows, in their order, and the blocks. */
-  static split<Row>(read: (Row & BlockColumns)[]): { rows: Row[]; blocks: SegmentBlocks } {
-    const blocks = new SegmentBlocks();
+  static split<Row>(read: (Row & BlockColumns)[], cache?: BlockCache): { rows: Row[]; blocks: SegmentBlocks } {
+    const blocks = new SegmentBlocks(cache);
     const rows: Row[] = [];
     for (const row of read) {
       if (row.block_data === null) rows.push(row);
@@ -77,7 +83,7 @@ export class SegmentBlocks {
     if (!view) {
       const data = this.data.get(key);
       if (!data) return undefined;
-      view = new SegmentBlockView(data);
+      view = this.cache ? this.cache.decode(videoKey, blockIndex, data) : new SegmentBlockView(data);
       this.views.set(key, view);
     }
     return view;

@@ -239,6 +239,37 @@ describe("Postgres store", { skip: needsPostgres }, () => {
     }
   });
 
+  test("posting blocks freed by merges and re-ingests are reused without waiting for autovacuum: ingesting the same videos again does not grow the lists", async () => {
+    const url = await server.createDatabase();
+    const words = Array.from({ length: 400 }, (_, at) => `word${at.toString(36)}`);
+    const draw = seededRandom(11);
+    const videos = (round: number) =>
+      Array.from({ length: 20 }, (_, video) =>
+        sampleVideo(`v${video}`, Array.from({ length: 5 }, () => Array.from({ length: 40 }, () => words[Math.floor((draw() + 0.5) * words.length)]).join(" ")), {
+          fingerprint: `round ${round}`,
+        }),
+      );
+    const client = new pg.Client(url);
+    await client.connect();
+    try {
+      const sizes: number[] = [];
+      for (let round = 0; round < 12; round++) {
+        // A run of `videorag ingest` each round, re-ingesting every video with new text; only the store may vacuum.
+        const store = await openPostgresStore(url);
+        if (round === 0) await client.query("ALTER TABLE lexical_postings SET (autovacuum_enabled = false, toast.autovacuum_enabled = false)");
+        for (const content of videos(round)) await store.commitVideo(content);
+        await store.close();
+        sizes.push(Number((await client.query<{ bytes: string }>("SELECT pg_total_relation_size('lexical_postings') AS bytes")).rows[0]?.bytes));
+      }
+      const { rows } = await client.query<{ blocks: number }>("SELECT count(*)::integer AS blocks FROM lexical_postings");
+      assert.ok((rows[0]?.blocks ?? 0) > 1000, "posting blocks written");
+      // Each round deletes every block the last wrote; unvacuumed, the table grows by about a round's size each time.
+      assert.ok((sizes[11] as number) < 1.6 * (sizes[3] as number), `lexical_postings by round: ${sizes.map((bytes) => Math.round(bytes / 1024)).join(", ")} kB`);
+    } finally {
+      await client.end();
+    }
+  });
+
   test("a schema 1 library is migrated: its posting lists are built from its documents, and every search ranks as before", async () => {
     const url = await server.createDatabase();
     const store = await openPostgresStore(url);
