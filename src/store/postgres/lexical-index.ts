@@ -88,12 +88,31 @@ interface Block {
   data: Buffer;
 }
 
+/**
+ * Postings a search reads with its terms' statistics, in the same statement, when its terms' lists hold no more in all:
+ * scoring them all costs less than a round trip more (a few tenths of a millisecond), and most searches of a library of
+ * a few hundred hours are that small.
+ */
+export const defaultReadAtOnce = 20_000;
+
 // The statements of a search.
+/**
+ * The index's totals, each known term's id and count in the fields of mask $3, and the keys of the ready videos among
+ * $4; then, after those rows, the blocks of the terms found in those fields when their lists hold at most $5 postings.
+ */
 const openSearch = prepared(
-  `SELECT s.documents, s.tokens, t.term, t.id, t.documents[$3] AS count,
-      CASE WHEN $4::text[] IS NULL THEN NULL ELSE ARRAY(SELECT key FROM videos WHERE status = 'ready' AND id = ANY($4::text[])) END AS video_keys
-    FROM lexical_totals s LEFT JOIN lexical_terms t ON t.index = s.index AND t.term = ANY($2::text[])
-    WHERE s.index = $1`,
+  `WITH t AS MATERIALIZED (
+      SELECT term, id, documents[$3] AS count, documents[7] AS postings FROM lexical_terms WHERE index = $1 AND term = ANY($2::text[]))
+    SELECT s.documents, s.tokens, t.term, t.id, t.count,
+        CASE WHEN $4::text[] IS NULL THEN NULL ELSE ARRAY(SELECT key FROM videos WHERE status = 'ready' AND id = ANY($4::text[])) END AS video_keys,
+        NULL::integer AS block_term, NULL::bigint AS first_key, NULL::integer AS postings, NULL::bytea AS data
+      FROM lexical_totals s LEFT JOIN t ON true
+      WHERE s.index = $1
+    UNION ALL
+    SELECT NULL, NULL, NULL, NULL, NULL, NULL, b.term, b.first_key, b.postings, b.data
+      FROM lexical_postings b
+      WHERE b.index = $1 AND b.term IN (SELECT id FROM t WHERE count > 0)
+        AND (SELECT coalesce(sum(postings), 0) FROM t WHERE count > 0) <= $5`,
 );
 const readLists = prepared(`SELECT term, first_key, postings, data FROM lexical_postings WHERE index = $1 AND term = ANY($2::integer[])`);
 const readBlocksHolding = prepared(
@@ -111,7 +130,11 @@ export class LexicalIndex {
   /** Blocks deleted (merged, or rewritten without removed documents) since `vacuumed` was last called. */
   private deleted = 0;
 
-  constructor(private readonly tokens: Fts5Tokens) {}
+  /** `readAtOnce`: see `defaultReadAtOnce`. */
+  constructor(
+    private readonly tokens: Fts5Tokens,
+    private readonly readAtOnce = defaultReadAtOnce,
+  ) {}
 
   /** Blocks this index has deleted since the last vacuum: dead rows of `lexical_postings` until one frees them. */
   get deletedBlocks(): number {
@@ -320,7 +343,7 @@ export class LexicalIndex {
       else if (tokens.length > 1) phrases.push({ tokens, weight: 1 });
     }
     if (single.size === 0 && phrases.length === 0) return [];
-    const { totals, known, videoKeys } = await this.open(client, index, [...single.keys()], mask, query.videoIds);
+    const { totals, known, videoKeys, lists: atOnce } = await this.open(client, index, [...single.keys()], mask, query.videoIds);
     if (totals.documents === 0 || videoKeys?.length === 0) return [];
     const averageLength = totals.tokens / totals.documents;
     const idf = (hits: number): number => Math.max(Math.log((totals.documents - hits + 0.5) / (hits + 0.5)), 1e-6);
@@ -336,9 +359,10 @@ export class LexicalIndex {
       })
       .sort((x, y) => y.bound - x.bound || x.id - y.id);
     const scores = new Map<number, number>();
-    // Adds the terms' scores to every document in their lists, or only to the documents `only` (whose blocks are read).
+    // Adds the terms' scores to every document in their lists (read, unless they came at once), or only to the
+    // documents `only` (whose blocks are read).
     const score = async (ranked: QueryTerm[], only?: number[]): Promise<void> => {
-      const lists = await this.readPostings(client, index, ranked.map((term) => term.id), only);
+      const lists = atOnce ?? (await this.readPostings(client, index, ranked.map((term) => term.id), only));
       const within = only && new Set(only);
       for (const term of ranked) {
         const list = lists.get(term.id);
@@ -353,7 +377,7 @@ export class LexicalIndex {
       }
     };
     const limit = Math.floor(query.limit);
-    if (phrases.length > 0 || terms.length <= 2) await score(terms);
+    if (atOnce || phrases.length > 0 || terms.length <= 2) await score(terms);
     else {
       // MaxScore: a term adds at most weight · idf · (k1 + 1) to a document, however often it occurs. Common terms
       // ("make" is in 6,893 of 8,648 how-to videos; its idf is the 1e-6 floor) have the longest lists and add little.
@@ -453,16 +477,26 @@ export class LexicalIndex {
     terms: string[],
     mask: number,
     videoIds: string[] | undefined,
-  ): Promise<{ totals: { documents: number; tokens: number }; known: Map<string, { id: number; count: number }>; videoKeys?: number[] }> {
-    const { rows } = await client.query<{ documents: number; tokens: number; video_keys: number[] | null; term: string | null; id: number; count: number }>({
-      ...openSearch,
-      values: [lexicalIndexes[index], terms, mask, videoIds ?? null],
-    });
-    const first = rows[0];
+  ): Promise<{
+    totals: { documents: number; tokens: number };
+    known: Map<string, { id: number; count: number }>;
+    videoKeys?: number[];
+    /** The lists of the known terms found in `mask`'s fields, when they are small enough to come at once. */
+    lists?: Map<number, Postings>;
+  }> {
+    type Row = { documents: number | null; tokens: number; video_keys: number[] | null; term: string | null; id: number; count: number; block_term: number | null } & Omit<Block, "term">;
+    const { rows } = await client.query<Row>({ ...openSearch, values: [lexicalIndexes[index], terms, mask, videoIds ?? null, this.readAtOnce] });
+    const opened = rows.filter((row) => row.block_term === null);
+    const first = opened[0];
+    const known = new Map(opened.flatMap((row) => (row.term === null ? [] : [[row.term, { id: row.id, count: row.count }] as const])));
+    const blocks = rows.flatMap((row) => (row.block_term === null ? [] : [{ ...row, term: row.block_term }]));
+    // Lists that came at once hold every found term (a list has at least one block): where none came, they were too long.
+    const found = [...known.values()].filter((term) => term.count > 0).length;
     return {
       totals: { documents: Number(first?.documents ?? 0), tokens: Number(first?.tokens ?? 0) },
-      known: new Map(rows.flatMap((row) => (row.term === null ? [] : [[row.term, { id: row.id, count: row.count }] as const]))),
+      known,
       ...(videoIds ? { videoKeys: (first?.video_keys ?? []).map(Number) } : {}),
+      ...(found > 0 && blocks.length > 0 ? { lists: groupBlocks(blocks) } : {}),
     };
   }
 

@@ -68,7 +68,7 @@ import {
 } from "../packed-text.js";
 import { BlockCache } from "../block-cache.js";
 import { prepared } from "./prepared.js";
-import { buildPostingLists, LexicalIndex, type FieldLoader, type LexicalDocument } from "./lexical-index.js";
+import { buildPostingLists, defaultReadAtOnce, LexicalIndex, type FieldLoader, type LexicalDocument } from "./lexical-index.js";
 import { chunkBlocks, SegmentBlocks, transcriptBlocks, withSegmentBlocks, type BlockColumns, type ChunkTextColumns, type DescriptionColumns, type TranscriptColumns } from "./packed-rows.js";
 import { migratePostgres } from "./postgres-schema.js";
 
@@ -77,6 +77,11 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Give up connecting after this long (default 10 s). */
   connectTimeoutMs?: number;
+  /**
+   * Postings a lexical search reads with its terms' statistics, in one statement, when its terms' lists hold no more
+   * (default 20,000); longer lists are read as MaxScore needs them. 0 always prunes (tests of pruning use it).
+   */
+  readPostingsAtOnce?: number;
 }
 
 // Postgres error classes that mean the server is gone or going (57P: operator intervention, 08: connection exception).
@@ -557,7 +562,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     }
     throw failure;
   }
-  return new PostgresStore(pool, where);
+  return new PostgresStore(pool, where, options.readPostingsAtOnce ?? defaultReadAtOnce);
 }
 
 class PostgresStore implements Store {
@@ -574,8 +579,9 @@ class PostgresStore implements Store {
   constructor(
     private readonly pool: pg.Pool,
     private readonly where: string,
+    readAtOnce: number,
   ) {
-    this.lexical = new LexicalIndex(this.tokens);
+    this.lexical = new LexicalIndex(this.tokens, readAtOnce);
   }
 
   /** Runs `work` on one connection outside a transaction (reads). */
