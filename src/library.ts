@@ -151,7 +151,10 @@ export interface Library {
   remove(reference: string): Promise<Video>;
   /** An entity of the knowledge graph by name, with its sources; undefined when there is none. */
   entity(name: string): Promise<GraphEntity | undefined>;
-  /** An entity by its stable key, with its strongest relations (the other end named); undefined when there is none. */
+  /**
+   * An entity by its stable key, with its first 100 sources and its strongest relations (the other end named);
+   * undefined when there is none.
+   */
   entityByKey(key: number): Promise<
     | {
         entity: GraphEntity;
@@ -444,11 +447,11 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     },
     entity: (name) => store.getEntity(entityNameKey(name)),
     async entityByKey(key) {
-      const entity = await store.getEntity(key);
+      const entity = await store.getEntity(key, { sourceLimit: 100 });
       if (!entity) return undefined;
       const names = new Map<number, string>([[entity.key, entity.name]]);
       const nameOf = async (other: number): Promise<string> => {
-        if (!names.has(other)) names.set(other, (await store.getEntity(other))?.name ?? String(other));
+        if (!names.has(other)) names.set(other, (await store.getEntity(other, { sourceLimit: 0 }))?.name ?? String(other));
         return names.get(other) ?? String(other);
       };
       const relations: { source: string; target: string; description: string; strength: number }[] = [];
@@ -460,7 +463,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
           strength: relation.strength,
         });
       }
-      const sources = entity.sources.slice(0, 100);
+      const sources = entity.sources;
       const read = await store.getClips(
         sources.flatMap((source) => [{ videoId: source.videoId, clipIndex: source.clipStart }, { videoId: source.videoId, clipIndex: source.clipEnd }]),
       );

@@ -225,8 +225,12 @@ export interface Store {
    * `videoIds` keeps only entities with a source in those videos.
    */
   searchEntities(query: { terms: { text: string; weight: number }[]; limit: number; videoIds?: string[] }): Promise<EntityMatch[]>;
-  /** An entity by its key or its normalised name (`nameKey`), with every source; undefined when there is none. */
-  getEntity(reference: number | string): Promise<GraphEntity | undefined>;
+  /**
+   * An entity by its key or its normalised name (`nameKey`), with every source, or only the first `sourceLimit` (by video
+   * id, then chunk; 0 for none: the commonest entities of a 10,000-hour library have 100,000 sources); undefined when
+   * there is none.
+   */
+  getEntity(reference: number | string, options?: { sourceLimit?: number }): Promise<GraphEntity | undefined>;
   /** For each entity key, the chunks that mention it (ready videos only), at most `limitPerEntity` each (default 50). */
   entityChunks(entityKeys: number[], options?: { limitPerEntity?: number; videoIds?: string[] }): Promise<{ entityKey: number; videoId: string; chunkIndex: number }[]>;
   /** Relations whose two ends are both among the given entities, with their sources. */

@@ -514,6 +514,11 @@ export function runStoreConformance(name: string, open: OpenStore): void {
         ],
       });
       assert.deepEqual(await store.getEntity(popeye.key), popeye);
+      // The first sources by video and chunk, or none: an entity view of a popular entity, a related entity's name.
+      assert.deepEqual(await store.getEntity(popeye.key, { sourceLimit: 1 }), { ...popeye, sources: popeye.sources.slice(0, 1) });
+      assert.deepEqual(await store.getEntity("popeye", { sourceLimit: 0 }), { ...popeye, sources: [] });
+      assert.deepEqual(await store.getEntity("popeye", { sourceLimit: 5 }), popeye);
+      await assert.rejects(store.getEntity("popeye", { sourceLimit: -1 }), { code: "ARGUMENT_INVALID" });
       assert.equal(await store.getEntity("nobody"), undefined);
       assert.equal(await store.getEntity(popeye.key + 1000), undefined);
       assert.deepEqual(await store.graphStats(), { chunks: 3, entities: 2, relations: 1, crossVideoEntities: 1 });

@@ -244,7 +244,10 @@ const chunksAt = prepared(
     chunkBlocks,
   ),
 );
-/** The sources of entities or relations in ready videos, ordered by owner, video id and chunk, with their chunks' text. */
+/**
+ * The sources of entities or relations in ready videos, ordered by owner, video id and chunk, with their chunks' text:
+ * all of them, or the first $2 of each owner (numbered, from sources and videos alone, before their chunks are joined).
+ */
 const readySourcesOf = {
   entity_sources: prepared(readySourcesSql("entity_sources", "entity_key")),
   relation_sources: prepared(readySourcesSql("relation_sources", "relation_key")),
@@ -252,12 +255,16 @@ const readySourcesOf = {
 
 function readySourcesSql(table: "entity_sources" | "relation_sources", owner: "entity_key" | "relation_key"): string {
   return withSegmentBlocks(
-    `SELECT row_number() OVER (ORDER BY s.${owner}, v.id COLLATE "C", s.chunk_index) AS position, s.${owner} AS owner_key, s.video_key,
-        v.id AS video_id, s.chunk_index, c.clip_start, c.clip_end, s.description, s.excerpt, c.text, c.packed_text, c.packed_first_block,
-        c.packed_last_block, ${table === "relation_sources" ? "s.strength" : "0::float8"} AS strength
-      FROM ${table} s JOIN videos v ON v.key = s.video_key
-        JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
-      WHERE s.${owner} = ANY($1::bigint[]) AND v.status = 'ready'`,
+    `SELECT row_number() OVER (ORDER BY s.owner_key, s.video_id COLLATE "C", s.chunk_index) AS position, s.owner_key, s.video_key, s.video_id,
+        s.chunk_index, c.clip_start, c.clip_end, s.description, s.excerpt, c.text, c.packed_text, c.packed_first_block, c.packed_last_block, s.strength
+      FROM (
+        SELECT s.${owner} AS owner_key, s.video_key, v.id AS video_id, s.chunk_index, s.description, s.excerpt,
+          ${table === "relation_sources" ? "s.strength" : "0::float8"} AS strength,
+          row_number() OVER (PARTITION BY s.${owner} ORDER BY v.id COLLATE "C", s.chunk_index) AS turn
+        FROM ${table} s JOIN videos v ON v.key = s.video_key
+        WHERE s.${owner} = ANY($1::bigint[]) AND v.status = 'ready'
+      ) s JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
+      WHERE $2::bigint IS NULL OR s.turn <= $2`,
     chunkBlocks,
   );
 }
@@ -1027,10 +1034,11 @@ class PostgresStore implements Store {
     return row && Number.isFinite(row.distance) ? { key: row.key, distance: row.distance } : undefined;
   }
 
-  private async withSources(client: PoolClient, rows: EntityRow[]): Promise<GraphEntity[]> {
+  /** Entities with their sources: every one, or the first `limit` of each. */
+  private async withSources(client: PoolClient, rows: EntityRow[], limit?: number): Promise<GraphEntity[]> {
     if (rows.length === 0) return [];
     const sources = new Map<number, GraphSource[]>();
-    for (const row of await this.readySources(client, "entity_sources", rows.map((entity) => entity.key))) {
+    for (const row of await this.readySources(client, "entity_sources", rows.map((entity) => entity.key), limit)) {
       const own = sources.get(row.owner_key) ?? [];
       own.push(toSource(row));
       sources.set(row.owner_key, own);
@@ -1047,8 +1055,10 @@ class PostgresStore implements Store {
     }));
   }
 
-  private async readySources(client: PoolClient, table: "entity_sources" | "relation_sources", keys: number[]): Promise<SourceRow[]> {
-    const read = await client.query<StoredSourceRow & { position: number } & BlockColumns>({ ...readySourcesOf[table], values: [keys] });
+  /** The sources of these owners: every one, or the first `limit` of each. */
+  private async readySources(client: PoolClient, table: "entity_sources" | "relation_sources", keys: number[], limit?: number): Promise<SourceRow[]> {
+    if (limit === 0) return [];
+    const read = await client.query<StoredSourceRow & { position: number } & BlockColumns>({ ...readySourcesOf[table], values: [keys, limit ?? null] });
     const { rows, blocks } = SegmentBlocks.split(read.rows, this.blockCache);
     return rows
       .sort((x, y) => x.position - y.position)
@@ -1414,12 +1424,13 @@ class PostgresStore implements Store {
     });
   }
 
-  async getEntity(reference: number | string): Promise<GraphEntity | undefined> {
+  async getEntity(reference: number | string, options: { sourceLimit?: number } = {}): Promise<GraphEntity | undefined> {
+    if (options.sourceLimit !== undefined) checkCount(options.sourceLimit, "the source limit");
     return this.read("cannot read an entity", async (client) => {
       const key = typeof reference === "number" ? reference : (await this.entityKeysByName(client, [reference])).get(reference);
       if (key === undefined || !Number.isSafeInteger(key)) return undefined;
       const row = (await client.query<EntityRow>(`SELECT ${entityColumns} FROM entities e WHERE e.key = $1`, [key])).rows[0];
-      return row ? (await this.withSources(client, [row]))[0] : undefined;
+      return row ? (await this.withSources(client, [row], options.sourceLimit))[0] : undefined;
     });
   }
 

@@ -512,6 +512,16 @@ function prepareGraphStatements(db: Database.Database) {
       CROSS JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
       WHERE s.${owner} IN (SELECT value FROM json_each(?)) AND v.status = 'ready'
       ORDER BY s.${owner}, v.id, s.chunk_index`;
+  // An entity's first sources: numbered (sources and videos only) before their chunks are joined.
+  const firstEntitySources = `SELECT s.owner_key, s.video_id, s.video_key, s.chunk_index, c.clip_start, c.clip_end, s.description,
+        s.excerpt, 0 AS strength
+      FROM (SELECT s.entity_key AS owner_key, v.id AS video_id, s.video_key, s.chunk_index, s.description, s.excerpt,
+          ROW_NUMBER() OVER (PARTITION BY s.entity_key ORDER BY v.id, s.chunk_index) AS turn
+        FROM entity_sources s CROSS JOIN videos v ON v.key = s.video_key
+        WHERE s.entity_key IN (SELECT value FROM json_each(?)) AND v.status = 'ready') s
+      CROSS JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
+      WHERE s.turn <= ?
+      ORDER BY s.owner_key, s.video_id, s.chunk_index`;
   return {
     insertChunk: db.prepare(`INSERT INTO chunks (video_key, chunk_index, clip_start, clip_end, start_second, end_second,
         text, packed_text, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -558,6 +568,7 @@ function prepareGraphStatements(db: Database.Database) {
     setDescription: db.prepare(`UPDATE entities SET description = @description, stale = 0
       WHERE key = @key AND (@changeSequence IS NULL OR change_sequence = @changeSequence)`),
     entitySources: db.prepare(readySources("entity_sources", "entity_key")),
+    firstEntitySources: db.prepare(firstEntitySources),
     relationSources: db.prepare(readySources("relation_sources", "relation_key")),
     // Round-robin over an entity's videos (every video's first chunk, then every second one, …), so a limit keeps
     // chunks from as many videos as it can rather than every chunk of the first few.
@@ -912,14 +923,17 @@ class SqliteStore implements Store {
   }
 
   /** Entities with their ready sources, in the order of `rows`. */
-  private withSources(rows: EntityRow[]): GraphEntity[] {
-    return rows.length === 0 ? [] : this.snapshot(() => this.readSources(rows));
+  /** Entities with their sources: every one, or the first `limit` of each. */
+  private withSources(rows: EntityRow[], limit?: number): GraphEntity[] {
+    return rows.length === 0 ? [] : this.snapshot(() => this.readSources(rows, limit));
   }
 
-  private readSources(rows: EntityRow[]): GraphEntity[] {
+  private readSources(rows: EntityRow[], limit?: number): GraphEntity[] {
     const sources = new Map<number, GraphSource[]>();
     const reader = this.reader();
-    for (const row of this.statements.entitySources.all(JSON.stringify(rows.map((entity) => entity.key))) as SourceRow[]) {
+    const keys = JSON.stringify(rows.map((entity) => entity.key));
+    const read = limit === undefined ? this.statements.entitySources.all(keys) : limit === 0 ? [] : this.statements.firstEntitySources.all(keys, limit);
+    for (const row of read as SourceRow[]) {
       const own = sources.get(row.owner_key);
       if (own) own.push(toSource(row, reader));
       else sources.set(row.owner_key, [toSource(row, reader)]);
@@ -1388,7 +1402,8 @@ class SqliteStore implements Store {
     });
   }
 
-  async getEntity(reference: number | string): Promise<GraphEntity | undefined> {
+  async getEntity(reference: number | string, options: { sourceLimit?: number } = {}): Promise<GraphEntity | undefined> {
+    if (options.sourceLimit !== undefined) checkCount(options.sourceLimit, "the source limit");
     return this.guard("cannot read an entity", () => {
       const key =
         typeof reference === "number"
@@ -1396,7 +1411,7 @@ class SqliteStore implements Store {
           : (this.statements.entityKeyByName.get({ nameKey: reference }) as number | undefined);
       if (key === undefined || !Number.isInteger(key)) return undefined;
       const row = this.statements.entityByKey.get(key) as EntityRow | undefined;
-      return row ? this.withSources([row])[0] : undefined;
+      return row ? this.withSources([row], options.sourceLimit)[0] : undefined;
     });
   }
 
