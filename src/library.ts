@@ -463,12 +463,11 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
           strength: relation.strength,
         });
       }
-      const sources = entity.sources;
       const read = await store.getClips(
-        sources.flatMap((source) => [{ videoId: source.videoId, clipIndex: source.clipStart }, { videoId: source.videoId, clipIndex: source.clipEnd }]),
+        entity.sources.flatMap((source) => [{ videoId: source.videoId, clipIndex: source.clipStart }, { videoId: source.videoId, clipIndex: source.clipEnd }]),
       );
       const clips = new Map(read.map((clip) => [`${clip.videoId}#${clip.index}`, clip]));
-      const moments = sources.flatMap((source) => {
+      const moments = entity.sources.flatMap((source) => {
         const first = clips.get(`${source.videoId}#${source.clipStart}`);
         const last = clips.get(`${source.videoId}#${source.clipEnd}`);
         return first && last ? [{ videoId: source.videoId, chunkIndex: source.chunkIndex, startSecond: first.startSecond, endSecond: last.endSecond }] : [];

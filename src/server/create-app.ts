@@ -313,7 +313,7 @@ export function createApp(options: AppOptions): Hono {
       name: found.entity.name,
       type: found.entity.type,
       description: found.entity.description,
-      sources: found.entity.sources.slice(0, 100).map((source) => {
+      sources: found.entity.sources.map((source) => {
         const moment = found.moments.find((candidate) => candidate.videoId === source.videoId && candidate.chunkIndex === source.chunkIndex);
         return {
           videoId: source.videoId,

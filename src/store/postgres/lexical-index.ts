@@ -490,13 +490,13 @@ export class LexicalIndex {
     const first = opened[0];
     const known = new Map(opened.flatMap((row) => (row.term === null ? [] : [[row.term, { id: row.id, count: row.count }] as const])));
     const blocks = rows.flatMap((row) => (row.block_term === null ? [] : [{ ...row, term: row.block_term }]));
-    // Lists that came at once hold every found term (a list has at least one block): where none came, they were too long.
-    const found = [...known.values()].filter((term) => term.count > 0).length;
+    // Lists that came at once hold every found term (a list has at least one block): where none came, they were too
+    // long, or no term was found.
     return {
       totals: { documents: Number(first?.documents ?? 0), tokens: Number(first?.tokens ?? 0) },
       known,
       ...(videoIds ? { videoKeys: (first?.video_keys ?? []).map(Number) } : {}),
-      ...(found > 0 && blocks.length > 0 ? { lists: groupBlocks(blocks) } : {}),
+      ...(blocks.length > 0 ? { lists: groupBlocks(blocks) } : {}),
     };
   }
 

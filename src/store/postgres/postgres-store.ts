@@ -244,27 +244,30 @@ const chunksAt = prepared(
     chunkBlocks,
   ),
 );
-/**
- * The sources of entities or relations in ready videos, ordered by owner, video id and chunk, with their chunks' text:
- * all of them, or the first $2 of each owner (numbered, from sources and videos alone, before their chunks are joined).
- */
+/** The sources of entities or relations in ready videos, ordered by owner, video id and chunk, with their chunks' text. */
 const readySourcesOf = {
-  entity_sources: prepared(readySourcesSql("entity_sources", "entity_key")),
-  relation_sources: prepared(readySourcesSql("relation_sources", "relation_key")),
+  entity_sources: prepared(readySourcesSql("entity_sources", "entity_key", false)),
+  relation_sources: prepared(readySourcesSql("relation_sources", "relation_key", false)),
 };
+/** The first $2 sources of each entity, as `readySourcesOf` orders them. */
+const firstEntitySources = prepared(readySourcesSql("entity_sources", "entity_key", true));
 
-function readySourcesSql(table: "entity_sources" | "relation_sources", owner: "entity_key" | "relation_key"): string {
+/**
+ * `limited`: only the first $2 sources of each owner, numbered from sources and videos alone before their chunks are
+ * joined (without, the subquery is a plain join the planner flattens).
+ */
+function readySourcesSql(table: "entity_sources" | "relation_sources", owner: "entity_key" | "relation_key", limited: boolean): string {
   return withSegmentBlocks(
     `SELECT row_number() OVER (ORDER BY s.owner_key, s.video_id COLLATE "C", s.chunk_index) AS position, s.owner_key, s.video_key, s.video_id,
         s.chunk_index, c.clip_start, c.clip_end, s.description, s.excerpt, c.text, c.packed_text, c.packed_first_block, c.packed_last_block, s.strength
       FROM (
         SELECT s.${owner} AS owner_key, s.video_key, v.id AS video_id, s.chunk_index, s.description, s.excerpt,
-          ${table === "relation_sources" ? "s.strength" : "0::float8"} AS strength,
-          row_number() OVER (PARTITION BY s.${owner} ORDER BY v.id COLLATE "C", s.chunk_index) AS turn
+          ${table === "relation_sources" ? "s.strength" : "0::float8"} AS strength
+          ${limited ? `, row_number() OVER (PARTITION BY s.${owner} ORDER BY v.id COLLATE "C", s.chunk_index) AS turn` : ""}
         FROM ${table} s JOIN videos v ON v.key = s.video_key
         WHERE s.${owner} = ANY($1::bigint[]) AND v.status = 'ready'
       ) s JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
-      WHERE $2::bigint IS NULL OR s.turn <= $2`,
+      ${limited ? "WHERE s.turn <= $2" : ""}`,
     chunkBlocks,
   );
 }
@@ -1055,10 +1058,12 @@ class PostgresStore implements Store {
     }));
   }
 
-  /** The sources of these owners: every one, or the first `limit` of each. */
+  /** The sources of these owners: every one, or (of entities) the first `limit` of each. */
   private async readySources(client: PoolClient, table: "entity_sources" | "relation_sources", keys: number[], limit?: number): Promise<SourceRow[]> {
     if (limit === 0) return [];
-    const read = await client.query<StoredSourceRow & { position: number } & BlockColumns>({ ...readySourcesOf[table], values: [keys, limit ?? null] });
+    const read = await client.query<StoredSourceRow & { position: number } & BlockColumns>(
+      limit === undefined ? { ...readySourcesOf[table], values: [keys] } : { ...firstEntitySources, values: [keys, limit] },
+    );
     const { rows, blocks } = SegmentBlocks.split(read.rows, this.blockCache);
     return rows
       .sort((x, y) => x.position - y.position)
