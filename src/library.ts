@@ -161,6 +161,8 @@ export interface Library {
         /** Where each of its first 100 sources is in its video, in seconds. */
         moments: { videoId: string; chunkIndex: number; startSecond: number; endSecond: number }[];
         relations: { source: string; target: string; description: string; strength: number }[];
+        /** The videos its first 100 sources are in. */
+        videos: Video[];
       }
     | undefined
   >;
@@ -455,7 +457,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         return names.get(other) ?? String(other);
       };
       const relations: { source: string; target: string; description: string; strength: number }[] = [];
-      for (const relation of await store.relationsOf(key, 20)) {
+      for (const relation of await store.relationsOf(key, 20, { sourceLimit: 0 })) {
         relations.push({
           source: await nameOf(relation.sourceKey),
           target: await nameOf(relation.targetKey),
@@ -472,7 +474,8 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         const last = clips.get(`${source.videoId}#${source.clipEnd}`);
         return first && last ? [{ videoId: source.videoId, chunkIndex: source.chunkIndex, startSecond: first.startSecond, endSecond: last.endSecond }] : [];
       });
-      return { entity, moments, relations };
+      const videos = await store.getVideos([...new Set(entity.sources.map((source) => source.videoId))]);
+      return { entity, moments, relations, videos: videos.filter((video) => video !== undefined) };
     },
     searchEntities: (query, limit = 20) =>
       store.searchEntities({ terms: analyzeText(query).map((text) => ({ text, weight: 1 })), limit }),

@@ -189,15 +189,17 @@ export function gatherRelation<Source extends { strength: number }>(
   sources: Source[],
   describe: (source: Source) => string,
   toSource: (source: Source) => GraphSource,
+  /** Where `sources` are only its first ones: its strongest source and the sum of all its sources' strengths. */
+  whole?: { strongest: Source; strength: number },
 ): GraphRelation | undefined {
   const [first, ...rest] = sources;
-  if (!first) return undefined;
-  const strongest = rest.reduce((best, source) => (source.strength > best.strength ? source : best), first);
+  const strongest = whole?.strongest ?? (first && rest.reduce((best, source) => (source.strength > best.strength ? source : best), first));
+  if (!strongest) return undefined;
   return {
     sourceKey: ends.sourceKey,
     targetKey: ends.targetKey,
     description: describe(strongest),
-    strength: sources.reduce((sum, source) => sum + source.strength, 0),
+    strength: whole?.strength ?? sources.reduce((sum, source) => sum + source.strength, 0),
     sources: sources.map(toSource),
   };
 }

@@ -307,7 +307,7 @@ export function createApp(options: AppOptions): Hono {
     const key = Number(c.req.param("key"));
     const found = Number.isInteger(key) ? await library.entityByKey(key) : undefined;
     if (!found) throw new VideoRagError("ENTITY_NOT_FOUND", `no entity ${c.req.param("key")} in the graph`);
-    const titles = new Map((await library.list()).map((video) => [video.id, video]));
+    const titles = new Map(found.videos.map((video) => [video.id, video]));
     const body: EntityJson = {
       key: found.entity.key,
       name: found.entity.name,

@@ -241,8 +241,11 @@ describe("the HTTP API on a library of real media", { skip: needsShared }, () =>
     assert.ok(jewels, JSON.stringify(entities.map((entity) => entity.name)));
     const found = (await (await app.request(`/api/entities?q=${encodeURIComponent("crown jewels")}`)).json()) as { entities: { key: number }[] };
     assert.equal(found.entities[0]?.key, jewels.key);
-    const node = (await (await app.request(`/api/entities/${jewels.key}`)).json()) as { sources: { videoId: string; startSecond?: number; endSecond?: number }[] };
+    const node = (await (await app.request(`/api/entities/${jewels.key}`)).json()) as { sources: { videoId: string; title: string; startSecond?: number; endSecond?: number }[] };
     assert.equal(node.sources[0]?.videoId, fridayId);
+    const friday = await library.find(fridayId);
+    assert.notEqual(friday.title, fridayId);
+    assert.equal(node.sources[0]?.title, friday.title, "each source names its video by title");
     assert.deepEqual([node.sources[0]?.startSecond, node.sources[0]?.endSecond], [0, 6.166], "the source's clip (the whole 6 s film), in seconds");
     assert.equal((await app.request("/api/entities/999999")).status, 404);
   });

@@ -235,8 +235,11 @@ export interface Store {
   entityChunks(entityKeys: number[], options?: { limitPerEntity?: number; videoIds?: string[] }): Promise<{ entityKey: number; videoId: string; chunkIndex: number }[]>;
   /** Relations whose two ends are both among the given entities, with their sources. */
   relationsAmong(entityKeys: number[]): Promise<GraphRelation[]>;
-  /** Relations touching one entity, strongest first. */
-  relationsOf(entityKey: number, limit?: number): Promise<GraphRelation[]>;
+  /**
+   * Relations touching one entity, strongest first, with every source or only the first `sourceLimit` of each (as
+   * `getEntity` orders them); description and strength are of all its sources either way.
+   */
+  relationsOf(entityKey: number, limit?: number, options?: { sourceLimit?: number }): Promise<GraphRelation[]>;
   getChunks(keys: { videoId: string; chunkIndex: number }[]): Promise<Chunk[]>;
   /** Entities whose sources changed since their description was last set, oldest change first. */
   staleEntities(limit: number): Promise<GraphEntity[]>;

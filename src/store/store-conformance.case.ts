@@ -612,12 +612,28 @@ export function runStoreConformance(name: string, open: OpenStore): void {
       });
       assert.equal(love?.strength, 10);
       assert.equal(love?.description, "loves");
+      assert.ok(fight && love);
+      // Its first sources only: description and strength stay those of all of them ("punches" is the second source).
+      assert.deepEqual(await store.relationsOf(popeye, 5, { sourceLimit: 1 }), [{ ...fight, sources: fight.sources.slice(0, 1) }, love]);
+      assert.deepEqual(await store.relationsOf(popeye, 5, { sourceLimit: 0 }), [{ ...fight, sources: [] }, { ...love, sources: [] }]);
+      assert.deepEqual(await store.relationsOf(popeye, 5, { sourceLimit: 3 }), [fight, love]);
+      await assert.rejects(store.relationsOf(popeye, 5, { sourceLimit: -1 }), { code: "ARGUMENT_INVALID" });
       assert.equal((await store.relationsOf(popeye, 1)).length, 1);
       assert.deepEqual((await store.relationsOf(olive)).map((relation) => relation.description), ["loves"]);
       assert.deepEqual((await store.relationsAmong([bluto, popeye])).map((relation) => relation.strength), [15]);
       assert.deepEqual(await store.relationsAmong([bluto, olive]), []);
       assert.deepEqual((await store.relationsAmong([olive, bluto, popeye])).map((relation) => relation.description), ["punches", "loves"]);
       assert.equal((await store.graphStats()).relations, 2);
+
+      // Of the sources tied for strongest, the first (by video, then chunk) gives the description, however few are read.
+      await store.commitVideo(
+        withGraph(sampleVideo("c", ["the wedding"]), [
+          { entities: [["Olive Oyl", "person", ""], ["Popeye", "person", ""]], relations: [["Olive Oyl", "Popeye", "marries", 10]] },
+        ]),
+      );
+      const [tied] = await store.relationsOf(olive);
+      assert.deepEqual([tied?.description, tied?.strength, tied?.sources.length], ["loves", 20, 2]);
+      assert.deepEqual(await store.relationsOf(olive, 5, { sourceLimit: 0 }), [{ ...tied, sources: [] }]);
     });
 
     withStore("re-committing a video leaves one copy of its sources, and an entity both versions name keeps its key", async (store) => {

@@ -176,6 +176,12 @@ interface SourceRow {
   clip_end: number;
   description: string;
   strength: number;
+  /** Read with a limit: its place among its owner's sources, from 1. */
+  turn?: number;
+  /** Read with a limit, of a relation: whether it is the source its description comes from. */
+  strongest?: boolean;
+  /** Read with a limit, of a relation: the sum of all its sources' strengths. */
+  total?: number;
 }
 
 /** A source row as read, its description still packed (see packed-rows.ts). */
@@ -249,25 +255,37 @@ const readySourcesOf = {
   entity_sources: prepared(readySourcesSql("entity_sources", "entity_key", false)),
   relation_sources: prepared(readySourcesSql("relation_sources", "relation_key", false)),
 };
-/** The first $2 sources of each entity, as `readySourcesOf` orders them. */
-const firstEntitySources = prepared(readySourcesSql("entity_sources", "entity_key", true));
+/**
+ * The first $2 sources of each owner, as `readySourcesOf` orders them (`turn`); a relation's also with its strongest
+ * source (`strongest`, the one its description comes from) and the sum of all its sources' strengths (`total`).
+ */
+const firstSourcesOf = {
+  entity_sources: prepared(readySourcesSql("entity_sources", "entity_key", true)),
+  relation_sources: prepared(readySourcesSql("relation_sources", "relation_key", true)),
+};
 
 /**
  * `limited`: only the first $2 sources of each owner, numbered from sources and videos alone before their chunks are
- * joined (without, the subquery is a plain join the planner flattens).
+ * joined (without, the subquery is a plain join the planner flattens); of a relation, also its strongest source and its
+ * total strength, so that neither needs every source read.
  */
 function readySourcesSql(table: "entity_sources" | "relation_sources", owner: "entity_key" | "relation_key", limited: boolean): string {
+  const summed = limited && table === "relation_sources";
+  const sources = `SELECT s.${owner} AS owner_key, s.video_key, v.id AS video_id, s.chunk_index, s.description, s.excerpt,
+          ${table === "relation_sources" ? "s.strength" : "0::float8"} AS strength
+          ${limited ? `, row_number() OVER (PARTITION BY s.${owner} ORDER BY v.id COLLATE "C", s.chunk_index) AS turn` : ""}
+          ${summed ? `, max(s.strength) OVER (PARTITION BY s.${owner}) AS top, sum(s.strength) OVER (PARTITION BY s.${owner}) AS total` : ""}
+        FROM ${table} s JOIN videos v ON v.key = s.video_key
+        WHERE s.${owner} = ANY($1::bigint[]) AND v.status = 'ready'`;
+  // The strongest is the first source of the greatest strength, found in the one order the turns took (one sort).
   return withSegmentBlocks(
     `SELECT row_number() OVER (ORDER BY s.owner_key, s.video_id COLLATE "C", s.chunk_index) AS position, s.owner_key, s.video_key, s.video_id,
         s.chunk_index, c.clip_start, c.clip_end, s.description, s.excerpt, c.text, c.packed_text, c.packed_first_block, c.packed_last_block, s.strength
+        ${limited ? ", s.turn" : ""}${summed ? ", s.strongest, s.total" : ""}
       FROM (
-        SELECT s.${owner} AS owner_key, s.video_key, v.id AS video_id, s.chunk_index, s.description, s.excerpt,
-          ${table === "relation_sources" ? "s.strength" : "0::float8"} AS strength
-          ${limited ? `, row_number() OVER (PARTITION BY s.${owner} ORDER BY v.id COLLATE "C", s.chunk_index) AS turn` : ""}
-        FROM ${table} s JOIN videos v ON v.key = s.video_key
-        WHERE s.${owner} = ANY($1::bigint[]) AND v.status = 'ready'
+        ${summed ? `SELECT s.*, s.turn = min(s.turn) FILTER (WHERE s.strength = s.top) OVER (PARTITION BY s.owner_key) AS strongest FROM (${sources}) s` : sources}
       ) s JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
-      ${limited ? "WHERE s.turn <= $2" : ""}`,
+      ${limited ? `WHERE s.turn <= $2${summed ? " OR s.strongest" : ""}` : ""}`,
     chunkBlocks,
   );
 }
@@ -1058,33 +1076,46 @@ class PostgresStore implements Store {
     }));
   }
 
-  /** The sources of these owners: every one, or (of entities) the first `limit` of each. */
+  /** The sources of these owners: every one, or the first `limit` of each (and a relation's strongest). */
   private async readySources(client: PoolClient, table: "entity_sources" | "relation_sources", keys: number[], limit?: number): Promise<SourceRow[]> {
-    if (limit === 0) return [];
+    if (limit === 0 && table === "entity_sources") return [];
     const read = await client.query<StoredSourceRow & { position: number } & BlockColumns>(
-      limit === undefined ? { ...readySourcesOf[table], values: [keys] } : { ...firstEntitySources, values: [keys, limit] },
+      limit === undefined ? { ...readySourcesOf[table], values: [keys] } : { ...firstSourcesOf[table], values: [keys, limit] },
     );
     const { rows, blocks } = SegmentBlocks.split(read.rows, this.blockCache);
     return rows
       .sort((x, y) => x.position - y.position)
       .map((row) =>
         lazyDescription(
-          { owner_key: row.owner_key, video_id: row.video_id, chunk_index: row.chunk_index, clip_start: row.clip_start, clip_end: row.clip_end, strength: row.strength },
+          {
+            owner_key: row.owner_key,
+            video_id: row.video_id,
+            chunk_index: row.chunk_index,
+            clip_start: row.clip_start,
+            clip_end: row.clip_end,
+            strength: row.strength,
+            ...(limit === undefined ? {} : { turn: Number(row.turn), strongest: row.strongest, total: row.total }),
+          },
           () => blocks.description(row.video_key, row.chunk_index, row),
         ),
       );
   }
 
-  private async withRelationSources(client: PoolClient, rows: { key: number; source_key: number; target_key: number }[]): Promise<GraphRelation[]> {
+  /** Relations with their sources: every one, or the first `limit` of each (description and strength are of all). */
+  private async withRelationSources(client: PoolClient, rows: { key: number; source_key: number; target_key: number }[], limit?: number): Promise<GraphRelation[]> {
     if (rows.length === 0) return [];
     const sources = new Map<number, SourceRow[]>();
-    for (const row of await this.readySources(client, "relation_sources", rows.map((relation) => relation.key))) {
+    const whole = new Map<number, { strongest: SourceRow; strength: number }>();
+    for (const row of await this.readySources(client, "relation_sources", rows.map((relation) => relation.key), limit)) {
+      if (row.strongest) whole.set(row.owner_key, { strongest: row, strength: row.total ?? 0 });
+      if (limit !== undefined && (row.turn ?? 0) > limit) continue;
       const own = sources.get(row.owner_key) ?? [];
       own.push(row);
       sources.set(row.owner_key, own);
     }
     return rows.flatMap((row) => {
-      const relation = gatherRelation({ sourceKey: row.source_key, targetKey: row.target_key }, sources.get(row.key) ?? [], (source) => source.description, toSource);
+      const ends = { sourceKey: row.source_key, targetKey: row.target_key };
+      const relation = gatherRelation(ends, sources.get(row.key) ?? [], (source) => source.description, toSource, whole.get(row.key));
       return relation ? [relation] : [];
     });
   }
@@ -1457,8 +1488,9 @@ class PostgresStore implements Store {
     });
   }
 
-  async relationsOf(entityKey: number, limit = defaultRelationsPerEntity): Promise<GraphRelation[]> {
+  async relationsOf(entityKey: number, limit = defaultRelationsPerEntity, options: { sourceLimit?: number } = {}): Promise<GraphRelation[]> {
     checkCount(limit, "the relation limit");
+    if (options.sourceLimit !== undefined) checkCount(options.sourceLimit, "the source limit");
     if (limit === 0) return [];
     return this.read("cannot read relations", async (client) => {
       const { rows } = await client.query<{ key: number; source_key: number; target_key: number }>(
@@ -1468,7 +1500,7 @@ class PostgresStore implements Store {
           GROUP BY r.key ORDER BY sum(s.strength) DESC, r.key LIMIT $2`,
         [entityKey, limit],
       );
-      return this.withRelationSources(client, rows);
+      return this.withRelationSources(client, rows, options.sourceLimit);
     });
   }
 

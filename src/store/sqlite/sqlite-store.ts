@@ -188,6 +188,12 @@ interface SourceRow {
   description: string;
   excerpt: Buffer | null;
   strength: number;
+  /** Read with a limit, of a relation: its place among the relation's sources, from 1. */
+  turn?: number;
+  /** Read with a limit, of a relation: 1 for the source its description comes from. */
+  strongest?: number;
+  /** Read with a limit, of a relation: the sum of all its sources' strengths. */
+  total?: number;
 }
 
 interface RelationRow {
@@ -512,16 +518,24 @@ function prepareGraphStatements(db: Database.Database) {
       CROSS JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
       WHERE s.${owner} IN (SELECT value FROM json_each(?)) AND v.status = 'ready'
       ORDER BY s.${owner}, v.id, s.chunk_index`;
-  // An entity's first sources: numbered (sources and videos only) before their chunks are joined.
-  const firstEntitySources = `SELECT s.owner_key, s.video_id, s.video_key, s.chunk_index, c.clip_start, c.clip_end, s.description,
-        s.excerpt, 0 AS strength
-      FROM (SELECT s.entity_key AS owner_key, v.id AS video_id, s.video_key, s.chunk_index, s.description, s.excerpt,
-          ROW_NUMBER() OVER (PARTITION BY s.entity_key ORDER BY v.id, s.chunk_index) AS turn
-        FROM entity_sources s CROSS JOIN videos v ON v.key = s.video_key
-        WHERE s.entity_key IN (SELECT value FROM json_each(?)) AND v.status = 'ready') s
+  // The first sources of each owner: numbered (sources and videos only) before their chunks are joined; a relation's
+  // also with its strongest source (its description) and the sum of all its sources' strengths.
+  const firstSources = (table: "entity_sources" | "relation_sources", owner: "entity_key" | "relation_key") => {
+    const summed = table === "relation_sources";
+    const sources = `SELECT s.${owner} AS owner_key, v.id AS video_id, s.video_key, s.chunk_index, s.description, s.excerpt,
+          ${summed ? "s.strength" : "0"} AS strength,
+          ROW_NUMBER() OVER (PARTITION BY s.${owner} ORDER BY v.id, s.chunk_index) AS turn
+          ${summed ? `, MAX(s.strength) OVER (PARTITION BY s.${owner}) AS top, SUM(s.strength) OVER (PARTITION BY s.${owner}) AS total` : ""}
+        FROM ${table} s CROSS JOIN videos v ON v.key = s.video_key
+        WHERE s.${owner} IN (SELECT value FROM json_each(?)) AND v.status = 'ready'`;
+    // The strongest is the first source of the greatest strength, in the order the turns took.
+    return `SELECT s.owner_key, s.video_id, s.video_key, s.chunk_index, c.clip_start, c.clip_end, s.description,
+        s.excerpt, s.strength${summed ? ", s.turn, s.strongest, s.total" : ""}
+      FROM (${summed ? `SELECT s.*, s.turn = MIN(s.turn) FILTER (WHERE s.strength = s.top) OVER (PARTITION BY s.owner_key) AS strongest FROM (${sources}) s` : sources}) s
       CROSS JOIN chunks c ON c.video_key = s.video_key AND c.chunk_index = s.chunk_index
-      WHERE s.turn <= ?
+      WHERE s.turn <= ?${summed ? " OR s.strongest" : ""}
       ORDER BY s.owner_key, s.video_id, s.chunk_index`;
+  };
   return {
     insertChunk: db.prepare(`INSERT INTO chunks (video_key, chunk_index, clip_start, clip_end, start_second, end_second,
         text, packed_text, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -568,8 +582,9 @@ function prepareGraphStatements(db: Database.Database) {
     setDescription: db.prepare(`UPDATE entities SET description = @description, stale = 0
       WHERE key = @key AND (@changeSequence IS NULL OR change_sequence = @changeSequence)`),
     entitySources: db.prepare(readySources("entity_sources", "entity_key")),
-    firstEntitySources: db.prepare(firstEntitySources),
+    firstEntitySources: db.prepare(firstSources("entity_sources", "entity_key")),
     relationSources: db.prepare(readySources("relation_sources", "relation_key")),
+    firstRelationSources: db.prepare(firstSources("relation_sources", "relation_key")),
     // Round-robin over an entity's videos (every video's first chunk, then every second one, …), so a limit keeps
     // chunks from as many videos as it can rather than every chunk of the first few.
     entityChunks: db.prepare(`SELECT entity_key AS entityKey, video_id AS videoId, chunk_index AS chunkIndex FROM (
@@ -954,13 +969,19 @@ class SqliteStore implements Store {
    * Relations with their ready sources, in the order of `rows`: strength summed over the sources, description that of
    * the strongest (the first of those tied, by video and chunk). A relation with no ready source is left out.
    */
-  private withRelationSources(rows: RelationRow[]): GraphRelation[] {
-    return rows.length === 0 ? [] : this.snapshot(() => this.readRelationSources(rows));
+  /** Relations with their sources: every one, or the first `limit` of each (description and strength are of all). */
+  private withRelationSources(rows: RelationRow[], limit?: number): GraphRelation[] {
+    return rows.length === 0 ? [] : this.snapshot(() => this.readRelationSources(rows, limit));
   }
 
-  private readRelationSources(rows: RelationRow[]): GraphRelation[] {
+  private readRelationSources(rows: RelationRow[], limit?: number): GraphRelation[] {
     const sources = new Map<number, SourceRow[]>();
-    for (const row of this.statements.relationSources.all(JSON.stringify(rows.map((relation) => relation.key))) as SourceRow[]) {
+    const whole = new Map<number, { strongest: SourceRow; strength: number }>();
+    const keys = JSON.stringify(rows.map((relation) => relation.key));
+    const read = limit === undefined ? this.statements.relationSources.all(keys) : this.statements.firstRelationSources.all(keys, limit);
+    for (const row of read as SourceRow[]) {
+      if (row.strongest) whole.set(row.owner_key, { strongest: row, strength: row.total ?? 0 });
+      if (limit !== undefined && (row.turn ?? 0) > limit) continue;
       const own = sources.get(row.owner_key);
       if (own) own.push(row);
       else sources.set(row.owner_key, [row]);
@@ -972,6 +993,7 @@ class SqliteStore implements Store {
         sources.get(row.key) ?? [],
         (source) => reader.description(source),
         (source) => toSource(source, reader),
+        whole.get(row.key),
       );
       return relation ? [relation] : [];
     });
@@ -1441,11 +1463,12 @@ class SqliteStore implements Store {
     });
   }
 
-  async relationsOf(entityKey: number, limit = defaultRelationsPerEntity): Promise<GraphRelation[]> {
+  async relationsOf(entityKey: number, limit = defaultRelationsPerEntity, options: { sourceLimit?: number } = {}): Promise<GraphRelation[]> {
     return this.guard("cannot read relations", () => {
       checkCount(limit, "the relation limit");
+      if (options.sourceLimit !== undefined) checkCount(options.sourceLimit, "the source limit");
       if (limit === 0) return [];
-      return this.withRelationSources(this.statements.relationsOf.all({ key: entityKey, limit }) as RelationRow[]);
+      return this.withRelationSources(this.statements.relationsOf.all({ key: entityKey, limit }) as RelationRow[], options.sourceLimit);
     });
   }
 
