@@ -37,7 +37,8 @@ const b = 0.75;
  */
 export const blockPostings = 4096;
 const mergeFanIn = 8;
-const tier = (postings: number): number => (postings < 8 ? 0 : postings < 64 ? 1 : postings < 512 ? 2 : 3);
+/** Where the size tiers of small blocks start: `width_bucket(postings, tierStarts)` is a block's tier. */
+const tierStarts = [8, 64, 512];
 
 /** A document to index: its owner's key, the video it belongs to (clip and video documents), its fields' text. */
 export interface LexicalDocument {
@@ -252,20 +253,17 @@ export class LexicalIndex {
     const terms = [...lists.keys()].sort((x, y) => x - y);
     await writeBlocks(client, index, terms.map((term) => ({ term, postings: lists.get(term) as Postings })));
     if (due.size === 0) return;
-    const { rows } = await client.query<{ term: number; postings: number; address: string }>(
-      `SELECT term, postings, ctid AS address FROM lexical_postings WHERE index = $1 AND term = ANY($2::integer[]) AND postings < $3`,
-      [lexicalIndexes[index], [...due], blockPostings],
+    // The small blocks of the terms due, where `mergeFanIn` of them share a tier, are found and deleted in one statement.
+    const { rows: blocks } = await client.query<Block>(
+      `DELETE FROM lexical_postings WHERE ctid = ANY(ARRAY(
+          SELECT address FROM (
+            SELECT ctid AS address, count(*) OVER (PARTITION BY term, width_bucket(postings, $4::integer[])) AS blocks
+              FROM lexical_postings WHERE index = $1 AND term = ANY($2::integer[]) AND postings < $3) small
+            WHERE blocks >= $5))
+        RETURNING term, first_key, postings, data`,
+      [lexicalIndexes[index], [...due], blockPostings, tierStarts, mergeFanIn],
     );
-    const tiers = new Map<string, string[]>();
-    for (const row of rows) {
-      const group = `${row.term}:${tier(row.postings)}`;
-      const blocks = tiers.get(group) ?? [];
-      blocks.push(row.address);
-      tiers.set(group, blocks);
-    }
-    const merge = [...tiers.values()].filter((blocks) => blocks.length >= mergeFanIn).flat();
-    if (merge.length === 0) return;
-    const blocks = await takeBlocks(client, index, merge);
+    if (blocks.length === 0) return;
     this.deleted += blocks.length;
     const merged = [...groupBlocks(blocks)].map(([term, list]) => ({ term, postings: sortPostings(list) }));
     await writeBlocks(client, index, merged);
