@@ -353,14 +353,14 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         lightVisualSeconds: config.ingest.lightVisualSeconds,
       };
       const incremental = ingestOptions.incremental ?? config.ingest.incremental;
-      const files = await expandInputs(inputs);
+      const files = await expandInputs(inputs, { confineTo: ingestOptions.confineTo });
       const results: IngestResult[] = [];
       for (const [position, file] of files.entries()) {
         ingestOptions.signal?.throwIfAborted();
         emit({ type: "video-start", path: file.path, position, total: files.length });
         const result: IngestResult = file.skip
           ? { path: file.path, status: "skipped", durationSeconds: 0, clipCount: 0, stageSeconds: {}, warnings: [], notes: [file.skip] }
-          : await ingestMediaFile(context, file.path, emit, { incremental, signal: ingestOptions.signal });
+          : await ingestMediaFile(context, file.path, emit, { incremental, confineTo: ingestOptions.confineTo, signal: ingestOptions.signal });
         results.push(result);
         emit({ type: "video-done", result });
       }

@@ -24,6 +24,7 @@ const optionLines = {
   token: "--token <t>           the token clients must send (default $VIDEORAG_TOKEN)",
   "media-root": "--media-root <dir>    a folder whose files the server may ingest by path (repeatable)",
   cors: "--cors <origin>       an origin allowed to call the API from a browser (repeatable)",
+  "allowed-host": "--allowed-host <name> a host name clients reach the server by, beside loopback and --host (repeatable)",
   queue: "--queue <url>         redis://[user:password@]host:port of the job queue (default $VIDEORAG_QUEUE)",
   wait: "--wait                after enqueuing, show progress until every job is done",
   concurrency: "--concurrency <n>     jobs this worker runs at once (default 1)",
@@ -65,7 +66,7 @@ const commands: Record<string, { usage: string[]; options: OptionName[] }> = {
   },
   serve: {
     usage: ["videorag serve [--port 7860] [--host 127.0.0.1] [--token <t>] [--media-root <dir>...]   HTTP API and web UI"],
-    options: [...libraryOptions, "port", "host", "token", "media-root", "cors"],
+    options: [...libraryOptions, "port", "host", "token", "media-root", "cors", "allowed-host"],
   },
   worker: { usage: ["videorag worker --queue <redis-url> [--concurrency 1]      run ingest jobs into --library until Ctrl-C"], options: [...libraryOptions, "queue", "concurrency", "channels"] },
   queue: { usage: ["videorag queue status --queue <redis-url> [--json]          waiting, active, failed (with error codes) and done jobs"], options: ["queue", "json"] },

@@ -43,6 +43,7 @@ const options = {
   token: { type: "string" },
   "media-root": { type: "string", multiple: true },
   cors: { type: "string", multiple: true },
+  "allowed-host": { type: "string", multiple: true },
   queue: { type: "string" },
   wait: { type: "boolean" },
   concurrency: { type: "string" },
@@ -448,6 +449,7 @@ async function serveCommand(values: Values): Promise<void> {
       token: token || undefined,
       mediaRoots: values["media-root"],
       corsOrigins: values.cors,
+      allowedHosts: values["allowed-host"],
       log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
     });
     console.log(`videorag: serving ${library.location} at ${server.url}${token ? " (token required)" : ""}`);

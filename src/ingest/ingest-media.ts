@@ -43,6 +43,8 @@ export interface MediaIngestContext extends ExtractionSettings {
 export interface MediaIngestOptions {
   /** Commit the light index and leave the heavy stages pending, for question time or `extract`. */
   incremental: boolean;
+  /** Real folders a sidecar subtitle file must resolve inside (the server's media roots). */
+  confineTo?: string[];
   signal?: AbortSignal;
 }
 
@@ -165,6 +167,7 @@ export async function ingestMediaFile(
     const subtitles = await runStage<SubtitleStage>("subtitles", { version: 1, ocr: ocr?.id ?? null }, async () => {
       const found = await readSubtitles(path, media, {
         signal,
+        confineTo: options.confineTo,
         recognize: ocr
           ? async (image: Buffer) =>
               (await ocr.recognize({ data: image, mimeType: "image/png" }, { mode: "subtitle", signal }))

@@ -55,6 +55,11 @@ export interface IngestOptions {
    * own, so that one pass serves many ingested files.
    */
   describeEntities?: boolean;
+  /**
+   * Real folders every file must resolve inside, after every symbolic link, whether named or found in a folder; a file
+   * outside is skipped with a note and never read (the server's media roots).
+   */
+  confineTo?: string[];
   onProgress?: (event: IngestEvent) => void;
   signal?: AbortSignal;
 }

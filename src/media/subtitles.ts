@@ -5,6 +5,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
 import { VideoRagError } from "../spec/index.js";
 import { ffmpegPath } from "./ffmpeg-path.js";
+import { realPathWithin } from "./path-inside.js";
 import { cropGray, encodeGrayPng, enlargeGray, type GrayImage } from "./gray-image.js";
 import type { MediaInfo, SubtitleStreamInfo } from "./probe.js";
 import { runProcess } from "./run-process.js";
@@ -32,6 +33,8 @@ export interface ReadSubtitlesOptions {
   /** How many images `recognize` is given at once. */
   concurrency?: number;
   signal?: AbortSignal;
+  /** Real folders a sidecar file must resolve inside, after symbolic links (the server's media roots); others are ignored. */
+  confineTo?: string[];
 }
 
 const sidecarExtensions = new Set([".srt", ".vtt"]);
@@ -167,8 +170,9 @@ export async function renderBitmapSubtitles(
  * stream read with `recognize`. English streams are preferred, then untagged ones.
  */
 export async function readSubtitles(path: string, info: MediaInfo, options: ReadSubtitlesOptions = {}): Promise<SubtitleResult> {
-  const sidecar = await findSidecarSubtitles(path);
-  if (sidecar) {
+  const found = await findSidecarSubtitles(path);
+  const sidecar = found && options.confineTo ? await realPathWithin(found, options.confineTo) : found;
+  if (sidecar && sidecar !== "outside") {
     const cues = await readSubtitleFile(sidecar);
     if (cues.length > 0) return { source: "sidecar", cues, detail: basename(sidecar) };
   }

@@ -2,11 +2,9 @@
 // ranges, thumbnails, transcripts, search, ask (JSON or server-sent events), ingest jobs, the knowledge graph, the
 // OpenAPI document and the web UI. Errors are `{ error: { code, message } }` with the status from the one error table.
 
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
-import { extname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { extname, join, resolve, sep } from "node:path";
 import { Hono, type Context } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
 import type { z } from "zod";
@@ -21,11 +19,13 @@ import {
   type VideoDetailJson,
 } from "../api/index.js";
 import type { Library } from "../library.js";
-import { VideoRagError, errorOutcomes, toVideoRagError, type Segment, type Video } from "../spec/index.js";
+import { VideoRagError, toVideoRagError, type Segment, type Video } from "../spec/index.js";
 import type { IngestJobs } from "./ingest-jobs.js";
 import { newJobId } from "./ingest-jobs.js";
 import { openApiDocument } from "./openapi.js";
-import { formatBytes, receiveUpload } from "./receive-upload.js";
+import { receiveUpload } from "./receive-upload.js";
+import { isInside } from "../media/index.js";
+import { confinedPath, decodedPath, errorResponse, securityRules, sameSecret, sessionCookie, sessionValue } from "./security-rules.js";
 import { createVideoMedia, fileResponse } from "./video-media.js";
 
 export interface AppOptions {
@@ -44,13 +44,16 @@ export interface AppOptions {
   jsonLimitBytes?: number;
   /** Origins allowed to call the API from another site; none: CORS is off. */
   corsOrigins?: string[];
+  /** The address the server listens on (default 127.0.0.1): requests must name it, loopback or an allowed host. */
+  bindHost?: string;
+  /** Host names clients may use beside loopback and the bound address (`--allowed-host`). */
+  allowedHosts?: string[];
   /** The built web UI; absent: `/` says how to build it. */
   webRoot?: string;
   /** One line per request and job event; default nothing. */
   log?: (line: string) => void;
 }
 
-const sessionCookie = "videorag_session";
 const staticTypes: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -85,25 +88,11 @@ export function createApp(options: AppOptions): Hono {
   }
 
   const token = options.token;
-  if (token) {
-    const expectedSession = sessionValue(token);
-    app.use("*", async (c, next) => {
-      const path = c.req.path;
-      const open = path === "/api/health" || path === "/api/login" || !(path.startsWith("/api/") || path === "/openapi.json");
-      if (open || c.req.method === "OPTIONS") return next();
-      const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
-      const cookie = readCookie(c.req.header("cookie"), sessionCookie);
-      if ((bearer !== undefined && sameSecret(bearer, token)) || (cookie !== undefined && sameSecret(cookie, expectedSession))) return next();
-      throw new VideoRagError("AUTH_REQUIRED", "this server needs a token: send Authorization: Bearer <token>");
-    });
-  }
-
-  const jsonBody = bodyLimit({
-    maxSize: jsonLimitBytes,
-    onError: () => {
-      throw new VideoRagError("BODY_TOO_LARGE", `the request body is larger than ${formatBytes(jsonLimitBytes)}`);
-    },
-  });
+  // Every rule that keeps the library safe, before any route (see security-rules.ts).
+  app.use(
+    "*",
+    securityRules({ token, bindHost: options.bindHost, allowedHosts: options.allowedHosts, corsOrigins: options.corsOrigins, jsonLimitBytes, uploadLimitBytes }),
+  );
   const readJson = async <T extends z.ZodTypeAny>(c: Context, schema: T): Promise<z.infer<T>> => {
     let body: unknown;
     try {
@@ -130,7 +119,7 @@ export function createApp(options: AppOptions): Hono {
 
   app.get("/api/health", async (c) => c.json({ ok: true, version: options.version, profile: await library.profile() }));
 
-  app.post("/api/login", jsonBody, async (c) => {
+  app.post("/api/login", async (c) => {
     const body = (await c.req.json().catch(() => ({}))) as { token?: unknown };
     if (!token) return c.body(null, 204);
     if (typeof body.token !== "string" || !sameSecret(body.token, token)) throw new VideoRagError("AUTH_REQUIRED", "that token is not the server's");
@@ -176,8 +165,7 @@ export function createApp(options: AppOptions): Hono {
 
   app.get("/api/videos/:id/frame", async (c) => {
     const video = await videoById(c.req.param("id"));
-    const second = Number(c.req.query("t") ?? "0");
-    if (!Number.isFinite(second) || second < 0) throw new VideoRagError("ARGUMENT_INVALID", "t must be a second ≥ 0");
+    const second = secondQuery(c, "t") ?? 0;
     const file = await media.thumbnail(video, second);
     return fileResponse(file, "image/jpeg", undefined, { "Cache-Control": "private, max-age=86400" });
   });
@@ -191,9 +179,7 @@ export function createApp(options: AppOptions): Hono {
 
   app.get("/api/videos/:id/transcript", async (c) => {
     const video = await videoById(c.req.param("id"));
-    const from = c.req.query("from");
-    const to = c.req.query("to");
-    const { segments } = await library.transcript(video.id, from === undefined ? undefined : Number(from), to === undefined ? undefined : Number(to));
+    const { segments } = await library.transcript(video.id, secondQuery(c, "from"), secondQuery(c, "to"));
     return c.json({
       videoId: video.id,
       title: video.title,
@@ -203,13 +189,13 @@ export function createApp(options: AppOptions): Hono {
 
   app.get("/api/videos/:id/entities", async (c) => c.json({ entities: await library.videoEntities((await videoById(c.req.param("id"))).id, 50) }));
 
-  app.post("/api/search", jsonBody, async (c) => {
+  app.post("/api/search", async (c) => {
     const request = await readJson(c, searchRequestSchema);
     const hits = await questions.search(request.query, { limit: request.limit ?? 10, mode: request.mode, signal: c.req.raw.signal });
     return c.json({ hits: hits.map(hitJson) });
   });
 
-  app.post("/api/ask", jsonBody, async (c) => {
+  app.post("/api/ask", async (c) => {
     const request = await readJson(c, askRequestSchema);
     // Clips a running ingest job is about to extract anyway are not extracted a second time for a question.
     const askOptions = { limit: request.limit, mode: request.mode, extract: request.extract, busyPaths: jobs.busyPaths() };
@@ -261,14 +247,13 @@ export function createApp(options: AppOptions): Hono {
       });
       return c.json({ jobId: job.id }, 202);
     }
-    const declared = Number(c.req.header("content-length") ?? "0");
-    if (declared > jsonLimitBytes) throw new VideoRagError("BODY_TOO_LARGE", `the request body is larger than ${formatBytes(jsonLimitBytes)}`);
     const request = await readJson(c, ingestPathsRequestSchema);
     if (mediaRoots.length === 0) {
       throw new VideoRagError("PATH_OUTSIDE_LIBRARY", "this server ingests uploads only; start it with --media-root <dir> to ingest paths");
     }
-    const paths = request.paths.map((path) => confined(path, mediaRoots));
-    const job = jobs.enqueue({ paths, names: request.paths, incremental: request.incremental ?? false });
+    const paths = request.paths.map((path) => confinedPath(path, mediaRoots));
+    // A folder is walked when the job runs: every file found there is confined to the roots too.
+    const job = jobs.enqueue({ paths, names: request.paths, incremental: request.incremental ?? false, confineTo: mediaRoots });
     return c.json({ jobId: job.id }, 202);
   });
 
@@ -338,18 +323,14 @@ export function createApp(options: AppOptions): Hono {
     if (!root || !existsSync(join(root, "index.html"))) {
       return c.text("The web UI is not built: run `npm run build` in the videorag package. The API is at /api/.", 404);
     }
-    const requested = resolve(root, `.${decodeURIComponent(c.req.path)}`);
+    const requested = resolve(root, `.${decodedPath(new URL(c.req.url).pathname)}`);
     const file = isInside(requested, root) && existsSync(requested) && !requested.endsWith(sep) && extname(requested) ? requested : join(root, "index.html");
     const type = staticTypes[extname(file)] ?? "application/octet-stream";
     const immutable = file.includes(`${sep}assets${sep}`);
     return c.body(readFileSync(file), 200, { "Content-Type": type, "Cache-Control": immutable ? "public, max-age=31536000, immutable" : "no-cache" });
   });
 
-  app.onError((error, c) => {
-    const failure = toVideoRagError(error);
-    if (failure.code === "INTERNAL") log(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    return c.json({ error: { code: failure.code, message: failure.message } }, errorOutcomes[failure.code].httpStatus as 400);
-  });
+  app.onError((error, c) => errorResponse(error, c, log));
   app.notFound(() => {
     throw new VideoRagError("ROUTE_NOT_FOUND", "no such route");
   });
@@ -365,43 +346,13 @@ function ordered(stream: SSEStreamingApi): ((event: string, data: unknown) => vo
   return Object.assign(send, { drained: () => chain });
 }
 
-/** A path the server may ingest: it resolves, after symbolic links, inside one of the media roots. */
-function confined(path: string, roots: string[]): string {
-  if (!isAbsolute(path)) throw new VideoRagError("ARGUMENT_INVALID", `give an absolute path, not "${path}"`, { subject: path });
-  let real: string;
-  try {
-    real = realpathSync(path);
-  } catch {
-    throw new VideoRagError("INPUT_NOT_FOUND", "the path does not exist", { subject: path });
-  }
-  if (!roots.some((root) => isInside(real, root))) {
-    throw new VideoRagError("PATH_OUTSIDE_LIBRARY", "the path is outside the server's media roots", { subject: path });
-  }
-  return real;
-}
-
-function isInside(path: string, root: string): boolean {
-  const within = relative(root, path);
-  return within === "" || (!within.startsWith("..") && !isAbsolute(within));
-}
-
-/** Compares two secrets in time that does not depend on where they differ (their hashes have one length). */
-function sameSecret(given: string, expected: string): boolean {
-  const digest = (value: string): Buffer => createHash("sha256").update(value).digest();
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
-/** The login cookie: derived from the token, so the token itself is never stored in the browser. */
-function sessionValue(token: string): string {
-  return createHmac("sha256", token).update("videorag session").digest("hex");
-}
-
-function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? "").split(";")) {
-    const [key, ...value] = part.trim().split("=");
-    if (key === name) return value.join("=");
-  }
-  return undefined;
+/** A query value that must be a second ≥ 0; absent: undefined. */
+function secondQuery(c: Context, name: string): number | undefined {
+  const value = c.req.query(name);
+  if (value === undefined) return undefined;
+  const second = value.trim() === "" ? Number.NaN : Number(value);
+  if (!Number.isFinite(second) || second < 0) throw new VideoRagError("ARGUMENT_INVALID", `${name} must be a second ≥ 0, not "${value.slice(0, 40)}"`);
+  return second;
 }
 
 /** The indexed text as WebVTT cues; text that is not speech says where it came from. */

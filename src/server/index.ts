@@ -1,4 +1,5 @@
 // The HTTP server: the API and the web UI over the library API.
 export { createApp, webVtt, type AppOptions } from "./create-app.js";
 export { createIngestJobs, type IngestJobs } from "./ingest-jobs.js";
-export { checkExposure, isLoopback, startServer, type RunningServer, type ServerOptions } from "./start-server.js";
+export { isLoopback } from "./security-rules.js";
+export { checkExposure, startServer, type RunningServer, type ServerOptions } from "./start-server.js";

@@ -16,6 +16,8 @@ interface StoredJob extends JobJson {
   paths: string[];
   /** The folder an upload was received into, removed of files that did not become videos. */
   uploadDir?: string;
+  /** Real folders every file the job reads must resolve inside (the server's media roots). */
+  confineTo?: string[];
 }
 
 export interface EnqueueInput {
@@ -24,6 +26,8 @@ export interface EnqueueInput {
   names: string[];
   incremental: boolean;
   uploadDir?: string;
+  /** Real folders every file the job reads, named or found in a folder, must resolve inside. */
+  confineTo?: string[];
   /** An id chosen beforehand (an upload's folder is named after its job). */
   id?: string;
 }
@@ -85,7 +89,7 @@ export function createIngestJobs(options: {
   }
 
   const publicJob = (job: StoredJob): JobJson => {
-    const { paths: _paths, uploadDir: _uploadDir, ...rest } = job;
+    const { paths: _paths, uploadDir: _uploadDir, confineTo: _confineTo, ...rest } = job;
     return structuredClone(rest);
   };
   const persist = (job: StoredJob): void => {
@@ -145,6 +149,7 @@ export function createIngestJobs(options: {
     try {
       await ingest(job.paths, {
         incremental: job.incremental,
+        ...(job.confineTo ? { confineTo: job.confineTo } : {}),
         signal: controller.signal,
         onProgress: (event) => {
           progressFrom(job, event);
@@ -200,6 +205,7 @@ export function createIngestJobs(options: {
         results: [],
         paths: input.paths,
         ...(input.uploadDir ? { uploadDir: input.uploadDir } : {}),
+        ...(input.confineTo ? { confineTo: input.confineTo } : {}),
       };
       jobs.set(id, job);
       persist(job);

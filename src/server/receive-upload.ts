@@ -1,12 +1,13 @@
 // Receives a multipart upload straight to disk (never whole in memory), with a size limit over all its files and
 // names that cannot leave the folder they are written to.
 
-import { createWriteStream, mkdirSync, rmSync } from "node:fs";
+import { createWriteStream, mkdirSync, rmSync, type WriteStream } from "node:fs";
 import { basename, join } from "node:path";
-import { Readable } from "node:stream";
+import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import busboy from "busboy";
 import { VideoRagError } from "../spec/index.js";
+import { formatBytes } from "./security-rules.js";
 
 export interface ReceivedUpload {
   files: { name: string; path: string; sizeBytes: number }[];
@@ -28,7 +29,10 @@ export function safeFileName(name: string): string {
   return cleaned || "upload";
 }
 
-/** Writes every file part of a multipart/form-data body into `dir`; on any failure the folder is removed. */
+/**
+ * Writes every file part of a multipart/form-data body into `dir`; on any failure (a broken body, a client that goes
+ * away, a bad part header, the limit) the files are closed, the folder is removed and one VideoRagError is thrown.
+ */
 export async function receiveUpload(request: Request, dir: string, limitBytes: number): Promise<ReceivedUpload> {
   const contentType = request.headers.get("content-type") ?? "";
   const declared = Number(request.headers.get("content-length") ?? "NaN");
@@ -36,19 +40,29 @@ export async function receiveUpload(request: Request, dir: string, limitBytes: n
   if (!request.body) throw new VideoRagError("ARGUMENT_INVALID", "the upload has no body");
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: { "content-type": contentType }, limits: { fileSize: limitBytes, files: 50, fields: 20 }, defParamCharset: "utf8" });
+    parser = busboy({
+      headers: { "content-type": contentType },
+      limits: { fileSize: limitBytes, files: 50, fields: 20, parts: 70, fieldSize: 64 * 1024, headerPairs: 20 },
+      defParamCharset: "utf8",
+    });
   } catch (error) {
-    throw new VideoRagError("ARGUMENT_INVALID", "the upload is not multipart/form-data", { cause: error });
+    throw new VideoRagError("ARGUMENT_INVALID", "the upload is not multipart/form-data with a boundary", { cause: error });
   }
   mkdirSync(dir, { recursive: true });
   const files: ReceivedUpload["files"] = [];
   const fields: Record<string, string> = {};
+  const open = new Set<WriteStream>();
   const writes: Promise<void>[] = [];
   const used = new Set<string>();
   let totalBytes = 0;
   let failure: VideoRagError | undefined;
+  const fail = (error: VideoRagError): void => {
+    failure ??= error;
+  };
 
-  const finished = new Promise<void>((resolve, reject) => {
+  // Every event the parser can end with settles this one promise, which is awaited on every path (an unawaited
+  // rejection here once ended the whole server).
+  const parsed = new Promise<void>((resolve) => {
     parser.on("field", (name, value) => {
       fields[name] = value;
     });
@@ -61,61 +75,80 @@ export async function receiveUpload(request: Request, dir: string, limitBytes: n
       const entry = { name, path, sizeBytes: 0 };
       files.push(entry);
       const file = createWriteStream(path);
+      open.add(file);
       // Written by hand rather than piped: past the limit the rest of the part is read and dropped, so the parser
       // reaches the end of the body and the client gets its 413 instead of a stalled upload.
       writes.push(
         new Promise<void>((done) => {
           file.on("error", (error) => {
-            failure ??= new VideoRagError("STORE_FAILED", `cannot write ${name}`, { cause: error });
+            fail(new VideoRagError("STORE_FAILED", `cannot write ${name}`, { cause: error }));
             stream.resume();
           });
-          file.on("close", () => done());
+          file.on("close", () => {
+            open.delete(file);
+            done();
+          });
           stream.on("data", (chunk: Buffer) => {
             entry.sizeBytes += chunk.length;
             totalBytes += chunk.length;
-            if (totalBytes > limitBytes) failure ??= tooLarge(limitBytes);
+            if (totalBytes > limitBytes) fail(tooLarge(limitBytes));
             if (failure) return;
             if (!file.write(chunk)) {
               stream.pause();
               file.once("drain", () => stream.resume());
             }
           });
-          stream.on("limit", () => {
-            failure ??= tooLarge(limitBytes);
-          });
+          stream.on("limit", () => fail(tooLarge(limitBytes)));
           stream.on("end", () => file.end());
           stream.on("error", (error) => {
-            failure ??= new VideoRagError("ARGUMENT_INVALID", `the upload broke off: ${error.message}`, { cause: error });
+            fail(new VideoRagError("ARGUMENT_INVALID", `the upload broke off: ${error.message}`, { cause: error }));
             file.end();
           });
         }),
       );
     });
-    parser.on("close", resolve);
-    parser.on("error", reject);
+    parser.on("partsLimit", () => fail(new VideoRagError("ARGUMENT_INVALID", "the upload has too many parts")));
+    parser.on("filesLimit", () => fail(new VideoRagError("ARGUMENT_INVALID", "the upload has more than 50 files")));
+    parser.on("fieldsLimit", () => fail(new VideoRagError("ARGUMENT_INVALID", "the upload has more than 20 fields")));
+    parser.on("close", () => resolve());
+    parser.on("error", (error: Error) => {
+      // The byte counter's own error reaches the parser too when the pipeline tears it down.
+      if (VideoRagError.isInstance(error)) fail(error);
+      fail(new VideoRagError("ARGUMENT_INVALID", `the upload could not be read: ${error.message}`, { cause: error }));
+      resolve();
+    });
   });
 
   try {
-    await pipeline(Readable.fromWeb(request.body as import("node:stream/web").ReadableStream), parser);
-    await finished;
-    await Promise.all(writes);
+    // The raw body is counted too: part headers and a preamble are not file bytes, but they are bytes to read.
+    let rawBytes = 0;
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        rawBytes += chunk.length;
+        if (rawBytes > limitBytes + rawOverheadBytes) done(tooLarge(limitBytes));
+        else done(null, chunk);
+      },
+    });
+    await pipeline(Readable.fromWeb(request.body as import("node:stream/web").ReadableStream), counted, parser);
   } catch (error) {
-    failure ??= new VideoRagError("ARGUMENT_INVALID", `the upload could not be read: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    if (VideoRagError.isInstance(error)) fail(error);
+    fail(new VideoRagError("ARGUMENT_INVALID", `the upload could not be read: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
   }
-  if (!failure && files.length === 0) failure = new VideoRagError("ARGUMENT_INVALID", "the upload holds no file (send them in fields named file)");
+  // A parser torn down by a broken body may never close: the pipeline's end is the last word then.
+  if (!failure) await parsed;
+  if (!failure) await Promise.all(writes);
+  if (!failure && files.length === 0) fail(new VideoRagError("ARGUMENT_INVALID", "the upload holds no file (send them in fields named file)"));
   if (failure) {
+    await Promise.all([...open].map((file) => new Promise<void>((closed) => file.destroy().once("close", () => closed()))));
     rmSync(dir, { recursive: true, force: true });
     throw failure;
   }
   return { files, fields };
 }
 
+/** Room for part headers, fields and boundaries beyond the files' own bytes. */
+const rawOverheadBytes = 2 ** 20;
+
 function tooLarge(limitBytes: number): VideoRagError {
   return new VideoRagError("BODY_TOO_LARGE", `the upload is larger than the server's limit of ${formatBytes(limitBytes)}`);
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes >= 2 ** 30) return `${Number((bytes / 2 ** 30).toFixed(1))} GiB`;
-  if (bytes >= 2 ** 20) return `${Number((bytes / 2 ** 20).toFixed(1))} MiB`;
-  return `${bytes} bytes`;
 }

@@ -228,7 +228,7 @@ describe("the HTTP API on a library of real media", { skip: needsShared }, () =>
     const form = new FormData();
     form.append("file", new Blob([Buffer.alloc(6 * 2 ** 20, 1)]), "big.mp4");
     const response = await app.request("/api/ingest", { method: "POST", body: form });
-    assert.equal(response.status, 413);
+    assert.equal(response.status, 413, await response.clone().text());
     assert.equal(((await response.json()) as { error: { code: string } }).error.code, "BODY_TOO_LARGE");
     const after = existsSync(join(library.path, "uploads")) ? readdirSync(join(library.path, "uploads")).length : 0;
     assert.equal(after, before);

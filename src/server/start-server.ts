@@ -10,6 +10,7 @@ import { VideoRagError } from "../spec/index.js";
 import { createApp } from "./create-app.js";
 import { createIngestJobs } from "./ingest-jobs.js";
 import { startLibraryThreads } from "./library-threads.js";
+import { isLoopback } from "./security-rules.js";
 
 export interface ServerOptions {
   library: Library;
@@ -21,6 +22,8 @@ export interface ServerOptions {
   mediaRoots?: string[];
   uploadLimitBytes?: number;
   corsOrigins?: string[];
+  /** Host names clients may reach the server by beside loopback and `host` (a LAN name behind a token). */
+  allowedHosts?: string[];
   /** The built web UI (default: the package's dist/web). */
   webRoot?: string;
   /** One line per request and job event (default: nothing). */
@@ -41,12 +44,6 @@ export interface RunningServer {
 }
 
 const packageRoot = fileURLToPath(new URL("../..", import.meta.url));
-const loopbackHosts = new Set(["127.0.0.1", "::1", "localhost"]);
-
-/** True for the addresses only this machine can reach. */
-export function isLoopback(host: string): boolean {
-  return loopbackHosts.has(host) || host.startsWith("127.");
-}
 
 /** Refuses an address beyond this machine without a token. */
 export function checkExposure(host: string, token: string | undefined): void {
@@ -73,6 +70,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     mediaRoots: options.mediaRoots,
     uploadLimitBytes: options.uploadLimitBytes,
     corsOrigins: options.corsOrigins,
+    bindHost: host,
+    allowedHosts: options.allowedHosts,
     webRoot: options.webRoot ?? join(packageRoot, "dist", "web"),
     log,
   });
