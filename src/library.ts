@@ -1,7 +1,7 @@
 // The library API, the spine of the product: open a library folder, ingest, search, ask, list, remove.
 // The CLI, and later the server and the web UI, are thin layers over this.
 
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { answerQuestion, extractiveAnswer, readExtractiveInput, selectClipFrames, type FrameSource, type QuestionExtractionEvent } from "./answer/index.js";
@@ -198,8 +198,12 @@ const momentFrames: FrameSource = async (path, startSecond, endSecond, options) 
   }
 };
 
-/** The library's scratch folder for this process; those of processes that are gone are removed. */
-function processScratch(libraryPath: string): string {
+/**
+ * This opening's scratch folder, `tmp/<pid>/<random>`: one per opening, as a server's threads each open the library
+ * in one process. Every program's scratch (audio, frames, a transcriber's pieces) lives below it. Those of processes
+ * that are gone, killed or crashed, are removed here; `close` removes this one.
+ */
+function openScratch(libraryPath: string): { dir: string; remove(): void } {
   const root = join(libraryPath, "tmp");
   mkdirSync(root, { recursive: true });
   for (const entry of readdirSync(root)) {
@@ -208,9 +212,20 @@ function processScratch(libraryPath: string): string {
     rmSync(join(root, entry), { recursive: true, force: true });
   }
   const mine = join(root, String(process.pid));
-  rmSync(mine, { recursive: true, force: true });
   mkdirSync(mine, { recursive: true });
-  return mine;
+  const dir = mkdtempSync(join(mine, "open-"));
+  return {
+    dir,
+    remove() {
+      rmSync(dir, { recursive: true, force: true });
+      try {
+        // The process's folder goes with its last opening; another thread's opening keeps it.
+        rmdirSync(mine);
+      } catch {
+        // Not empty: another opening in this process still works there.
+      }
+    },
+  };
 }
 
 function isAlive(pid: number): boolean {
@@ -247,7 +262,8 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     throw new VideoRagError("STORE_FAILED", `cannot create the library folder ${path}`, { cause: error, subject: path });
   }
   // Several processes (CLI, server, workers) may open one library: each keeps its own scratch.
-  const tempDir = processScratch(path);
+  const scratch = openScratch(path);
+  const tempDir = scratch.dir;
   const store: Store =
     settings.store ??
     (location.kind === "postgres"
@@ -507,7 +523,10 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     async modelStats() {
       return (await providers()).runtime.stats();
     },
-    close: () => store.close(),
+    async close() {
+      await store.close();
+      scratch.remove();
+    },
   };
 }
 

@@ -117,7 +117,7 @@ function speechStage(settings: ExtractionSettings): ClipStage {
       try {
         const wavPath = join(scratch, "audio.wav");
         await extractAudio(video.path, wavPath, { startSecond, durationSeconds: endSecond - startSecond, signal });
-        const transcript = await transcriber.transcribe(wavPath, { signal });
+        const transcript = await transcriber.transcribe(wavPath, { signal, scratchDir: scratch });
         return {
           segments: transcript.segments.map((segment) => ({
             startSecond: round(segment.startSecond + startSecond),
@@ -160,6 +160,7 @@ function screenTextStage(settings: ExtractionSettings): ClipStage {
             maxGapSeconds: settings.frameGapSeconds,
             videoWidth: video.width,
             videoHeight: video.height,
+            scratchDir: settings.tempDir,
             signal,
           })
         : [];

@@ -229,7 +229,14 @@ export async function ingestMediaFile(
         if (!media.hasVideo || !ocr) return { frames: [] };
         // Keyframes only: where the picture changes is all the light index needs; OCR samples between them later.
         // Hashed at the size OCR samples the gaps at, so a keyframe and a gap frame of one picture hash alike.
-        const frames = await sampleFrames(path, { maxGapSeconds: context.frameGapSeconds, durationSeconds: media.durationSeconds, keyframesOnly: true, thumbnailsOnly: true, signal });
+        const frames = await sampleFrames(path, {
+          maxGapSeconds: context.frameGapSeconds,
+          durationSeconds: media.durationSeconds,
+          keyframesOnly: true,
+          thumbnailsOnly: true,
+          scratchDir: context.tempDir,
+          signal,
+        });
         return { frames: frames.map((frame) => ({ timeSecond: frame.timeSecond, hash: frameHash(frame.thumbnail) })) };
       }),
       runStage<VisualStage>("visual-light", lightSettings, async () =>

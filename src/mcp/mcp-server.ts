@@ -2,7 +2,6 @@
 // read transcripts. Every result cites the video and the second twice: in text for the model, and as structured content.
 
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { formatCitation, formatTimestamp } from "../answer/index.js";
@@ -23,6 +22,7 @@ import {
 } from "../api/schemas.js";
 import type { Library } from "../library.js";
 import { toVideoRagError, VideoRagError } from "../spec/index.js";
+import { StdioLineTransport } from "./stdio-line-transport.js";
 
 /** What the server tells clients about itself. */
 export interface McpServerOptions {
@@ -219,19 +219,19 @@ export async function serveMcp(library: Library, options: McpServerOptions): Pro
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve;
   });
+  // Lines the transport could not serve, and failures inside the SDK: the client got its error reply, the operator reads why.
+  server.server.onerror = (error) => process.stderr.write(`videorag: mcp: ${error.message.replace(/\s+/g, " ")}\n`);
   const { log, info, debug } = console;
   // A model runtime or a dependency that logs with console.log would corrupt the protocol stream.
   console.log = console.info = console.debug = (...data: unknown[]) => console.error(...data);
-  // The SDK's stdio transport does not notice stdin ending; a client that goes away must still end the process.
   const stop = (): void => void server.close();
-  process.stdin.once("end", stop);
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
-    await server.connect(new StdioServerTransport());
+    // The transport closes when stdin ends, once the requests already read are answered.
+    await server.connect(new StdioLineTransport());
     await closed;
   } finally {
-    process.stdin.off("end", stop);
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
     Object.assign(console, { log, info, debug });

@@ -36,6 +36,8 @@ export interface SampleFramesOptions {
   keyframesOnly?: boolean;
   /** Thumbnails only (`image` left empty): for telling frames apart, not reading them. */
   thumbnailsOnly?: boolean;
+  /** Where the frames are written while they are read (the library's per-process scratch); default the system's temp folder. */
+  scratchDir?: string;
   signal?: AbortSignal;
 }
 
@@ -96,7 +98,7 @@ export async function sampleFrames(path: string, options: SampleFramesOptions = 
   const outputWidth = Math.min(width, index.width);
   const outputHeight = Math.max(1, Math.round((index.height * outputWidth) / index.width));
 
-  const workDir = await mkdtemp(join(tmpdir(), "videorag-frames-"));
+  const workDir = await mkdtemp(join(options.scratchDir ?? tmpdir(), "videorag-frames-"));
   try {
     const sampled: SampledFrame[] = [];
     let next = 0;
@@ -135,6 +137,8 @@ export interface SampleGapFramesOptions {
   videoWidth: number;
   videoHeight: number;
   width?: number;
+  /** Where the frames are written while they are read; default the system's temp folder. */
+  scratchDir?: string;
   signal?: AbortSignal;
 }
 
@@ -158,7 +162,7 @@ export async function sampleGapFrames(path: string, options: SampleGapFramesOpti
   if (runs.length === 0) return [];
   const outputWidth = Math.min(options.width ?? 1280, options.videoWidth);
   const outputHeight = Math.max(1, Math.round((options.videoHeight * outputWidth) / options.videoWidth));
-  const workDir = await mkdtemp(join(tmpdir(), "videorag-gaps-"));
+  const workDir = await mkdtemp(join(options.scratchDir ?? tmpdir(), "videorag-gaps-"));
   try {
     const frames = await decodeBatch(path, {
       runs,

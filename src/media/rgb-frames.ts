@@ -2,12 +2,11 @@
 // models. One ffmpeg process streams evenly spaced frames through a pipe; the generator reads them one at a time and
 // pauses ffmpeg while the consumer is busy, so a two-hour film costs a few frames of memory, not thousands.
 
-import { spawn } from "node:child_process";
 import type { RgbImage } from "../spec/index.js";
 import { VideoRagError } from "../spec/index.js";
 import { ffmpegPath } from "./ffmpeg-path.js";
 import { probeMedia } from "./probe.js";
-import { lastMeaningfulLine, runProcess } from "./run-process.js";
+import { lastMeaningfulLine, runProcess, spawnTied } from "./run-process.js";
 
 /** An RGB frame and the second of the video it shows. */
 export interface TimedRgbImage extends RgbImage {
@@ -183,7 +182,7 @@ async function* streamFixedChunks(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<Uint8Array> {
   if (signal?.aborted) throw interrupted(signal);
-  const child = spawn(program, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnTied(program, args, { stdio: ["ignore", "pipe", "pipe"] });
   const ready: Uint8Array[] = [];
   let pending = Buffer.allocUnsafe(chunkBytes);
   let filled = 0;

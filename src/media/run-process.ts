@@ -1,8 +1,22 @@
 // Runs an external program (ffmpeg, ffprobe, or a lite provider's tool) and maps its failures to VideoRagError codes,
 // so a missing program, a crash, a timeout and a cancellation each reach the user as one stable code.
 
-import { spawn } from "node:child_process";
+import {
+  spawn,
+  spawnSync,
+  type ChildProcess,
+  type ChildProcessByStdio,
+  type ChildProcessWithoutNullStreams,
+  type SpawnOptions,
+  type SpawnOptionsWithStdioTuple,
+  type SpawnOptionsWithoutStdio,
+  type StdioNull,
+  type StdioPipe,
+} from "node:child_process";
+import { accessSync, constants } from "node:fs";
 import { setPriority } from "node:os";
+import { delimiter, join } from "node:path";
+import type { Readable } from "node:stream";
 import { VideoRagError } from "../spec/index.js";
 
 export interface RunProcessOptions {
@@ -61,13 +75,59 @@ export function setChildProcessNiceness(niceness: number): void {
   childNiceness = Math.max(0, Math.min(19, Math.round(niceness)));
 }
 
+let deathSignalLauncher: string | null | undefined;
+
+/** util-linux's `setpriv`, when it can give a child a parent-death signal (Linux, util-linux ≥ 2.33); else null. */
+function launcherWithDeathSignal(): string | null {
+  if (deathSignalLauncher !== undefined) return deathSignalLauncher;
+  deathSignalLauncher = null;
+  if (process.platform !== "linux") return deathSignalLauncher;
+  const setpriv = findProgram("setpriv");
+  if (setpriv && spawnSync(setpriv, ["--pdeathsig", "SIGKILL", "--", "true"], { stdio: "ignore" }).status === 0) deathSignalLauncher = setpriv;
+  return deathSignalLauncher;
+}
+
+/** The absolute path of `program` on PATH (or as given, when it names a path), if it is there and executable. */
+function findProgram(program: string): string | undefined {
+  const candidates = program.includes("/") ? [program] : (process.env.PATH ?? "").split(delimiter).filter(Boolean).map((dir) => join(dir, program));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here: the next folder on PATH.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Starts a program that dies with this process. On Linux it starts through `setpriv --pdeathsig SIGKILL`, which
+ * asks the kernel to kill it when the thread that started it ends, so even a SIGKILL of videorag, which no handler
+ * sees, leaves no ffmpeg, tesseract or pocketsphinx running on its own. setpriv execs the program in place: the pid,
+ * the pipes and a kill are the program's own. A program that is not installed fails with ENOENT, as a plain spawn does.
+ */
+export function spawnTied(program: string, args: string[], options: SpawnOptionsWithoutStdio): ChildProcessWithoutNullStreams;
+export function spawnTied(
+  program: string,
+  args: string[],
+  options: SpawnOptionsWithStdioTuple<StdioNull, StdioPipe, StdioPipe>,
+): ChildProcessByStdio<null, Readable, Readable>;
+export function spawnTied(program: string, args: string[], options: SpawnOptions): ChildProcess;
+export function spawnTied(program: string, args: string[], options: SpawnOptions): ChildProcess {
+  const launcher = launcherWithDeathSignal();
+  const resolved = launcher ? findProgram(program) : undefined;
+  if (!launcher || !resolved) return spawn(program, args, options);
+  return spawn(launcher, ["--pdeathsig", "SIGKILL", "--", resolved, ...args], options);
+}
+
 /** Runs `program` with `args` (no shell) and resolves with its output when it exits with 0. */
 export function runProcess(program: string, args: string[], options: RunProcessOptions = {}): Promise<ProcessResult> {
   const { signal } = options;
   if (signal?.aborted) return Promise.reject(interrupted(program, signal));
 
   return new Promise<ProcessResult>((resolve, reject) => {
-    const child = spawn(program, args, {
+    const child = spawnTied(program, args, {
       cwd: options.cwd,
       env: options.env ? { ...process.env, ...options.env } : process.env,
       stdio: ["pipe", "pipe", "pipe"],

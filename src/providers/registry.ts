@@ -2,7 +2,6 @@
 // (batching, retries, timeouts, concurrency, output cache), and says — one line per stage — what runs it and what fell
 // back to the lite profile.
 
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { configSchema, type ModelsConfig, type VideoRagConfig } from "../config/index.js";
@@ -17,6 +16,7 @@ import type {
   VoiceActivityDetector,
   Warning,
 } from "../spec/index.js";
+import { spawnTied } from "../media/index.js";
 import { VideoRagError } from "../spec/index.js";
 import { createPocketsphinxTranscriber, createTesseractOcr } from "./lite/index.js";
 import { findManifestModel, modelsDir, pullModels, requireModel } from "./models/index.js";
@@ -61,7 +61,7 @@ export interface ChooseProvidersOptions {
 /** True when the program starts; its exit status does not matter (some print usage and exit 1). */
 export function programExists(program: string, args: string[] = ["--version"]): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = spawn(program, args, { stdio: "ignore" });
+    const child = spawnTied(program, args, { stdio: "ignore" });
     child.on("error", () => resolve(false));
     child.on("close", () => resolve(true));
   });

@@ -39,7 +39,12 @@ export interface Transcriber {
   /** `wavPath` is a 16 kHz mono 16-bit PCM WAV file. */
   transcribe(
     wavPath: string,
-    options?: { signal?: AbortSignal; onProgress?: (doneSeconds: number, totalSeconds: number) => void },
+    options?: {
+      signal?: AbortSignal;
+      onProgress?: (doneSeconds: number, totalSeconds: number) => void;
+      /** A folder for the transcriber's own pieces, which it removes (the library's per-process scratch); default the system's. */
+      scratchDir?: string;
+    },
   ): Promise<{ segments: TranscriptSegment[]; warnings: Warning[] }>;
 }
 

@@ -81,7 +81,7 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
 
         const energies = await readFrameEnergies(file, layout, energyFrameSamples);
         const chunks = planChunks(energies, totalSamples, concurrency);
-        tempDir = await mkdtemp(join(tmpdir(), "videorag-pocketsphinx-"));
+        tempDir = await mkdtemp(join(transcribeOptions.scratchDir ?? tmpdir(), "videorag-pocketsphinx-"));
         const directory = tempDir;
         const wordsByChunk: TranscribedWord[][] = new Array(chunks.length);
         let doneSeconds = 0;

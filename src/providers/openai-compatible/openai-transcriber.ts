@@ -91,7 +91,7 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
         }
 
         const pieces = await planPieces(file, layout, wavPath, maxSecondsPerRequest);
-        pieceDir = await mkdtemp(join(tmpdir(), "videorag-openai-transcribe-"));
+        pieceDir = await mkdtemp(join(transcribeOptions.scratchDir ?? tmpdir(), "videorag-openai-transcribe-"));
         const stem = parse(wavPath).name;
         const replies: PieceReply[] = [];
         for (const [index, piece] of pieces.entries()) {
