@@ -2,14 +2,15 @@
 // library holding friday.mp4, whose subtitles (friday.vtt) say "Yes, he's in - in a bad humor" from 0:03.000 to 0:04.299
 // and "Somebody must've stolen the crown jewels" from 0:04.300 to 0:06.000.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { LATEST_PROTOCOL_VERSION, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AnswerJson, HitJson, VideoJson } from "../api/schemas.js";
 import { cliArguments, runCli } from "../test-support/cli.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
@@ -142,5 +143,91 @@ describe("videorag mcp over stdio", { skip: needsShared }, () => {
     const served = spawnSync(process.execPath, [...server, "--library", library], { cwd: scratch, input: ping, encoding: "utf8", timeout: 30_000 });
     assert.equal(served.status, 0, served.stderr);
     assert.deepEqual(JSON.parse(served.stdout), { jsonrpc: "2.0", id: 1, result: {} });
+  });
+});
+
+// What a broken or hostile client sends, over real pipes to the real process; needs no media, so it runs in every clone.
+describe("videorag mcp answers lines it cannot serve and keeps serving", () => {
+  const scratch = mkdtempSync(join(tmpdir(), "videorag-mcp-lines-test-"));
+  let child: ChildProcessWithoutNullStreams;
+  let exited: Promise<number | null>;
+  let lines: AsyncIterator<string>;
+  let stderr = "";
+
+  before(() => {
+    child = spawn(process.execPath, [...server, "--library", join(scratch, "library"), "--no-visual"], { cwd: scratch, env: { ...process.env, CI: "1" } });
+    exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    // A server that died is reported by the assertions on its replies, not by an EPIPE from writing to it.
+    child.stdin.on("error", () => {});
+    lines = createInterface({ input: child.stdout, crlfDelay: Infinity })[Symbol.asyncIterator]();
+  });
+
+  /** Sends `line` and returns the next message the server writes; fails when the server ends or is silent for 10 s instead. */
+  async function exchange(line: string, what: string): Promise<Record<string, unknown>> {
+    child.stdin.write(`${line}\n`);
+    let timer: NodeJS.Timeout | undefined;
+    const silence = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no reply to ${what} within 10 s`)), 10_000);
+    });
+    try {
+      const next = await Promise.race([lines.next(), silence]);
+      assert.ok(!next.done, `the server ended instead of answering ${what} (exit ${child.exitCode}): ${stderr}`);
+      return JSON.parse(next.value) as Record<string, unknown>;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  after(() => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  test("a line that is not JSON is answered with a parse error (-32700, id null)", async () => {
+    const reply = await exchange('{"jsonrpc":"2.0","id":1,"method":', "a malformed line");
+    assert.equal(reply.id, null);
+    assert.equal((reply.error as { code: number }).code, -32700);
+  });
+
+  test("a batch array is answered with -32600, id null, since MCP has no batches", async () => {
+    const reply = await exchange(JSON.stringify([{ jsonrpc: "2.0", id: 2, method: "ping" }]), "a batch");
+    assert.equal(reply.id, null);
+    assert.equal((reply.error as { code: number }).code, -32600);
+    assert.match((reply.error as { message: string }).message, /batch/);
+  });
+
+  test("a single 11 MiB line is answered with -32600 naming the 10 MiB limit, and the server stays up", async () => {
+    const padding = "x".repeat(11 * 1024 * 1024);
+    const reply = await exchange(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping", params: { padding } }), "an 11 MiB line");
+    assert.equal(reply.id, null);
+    assert.equal((reply.error as { code: number }).code, -32600);
+    assert.match((reply.error as { message: string }).message, /10485760 bytes \(10 MiB\)/);
+    assert.equal(child.exitCode, null, "the server is still running");
+  });
+
+  test("after all that, the server still initializes and lists its four tools", async () => {
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 4,
+      method: "initialize",
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "videorag-test", version: "0.0.0" } },
+    };
+    const initialized = await exchange(JSON.stringify(initialize), "initialize");
+    assert.equal(initialized.id, 4);
+    assert.equal((initialized.result as { serverInfo: { name: string } }).serverInfo.name, "videorag");
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    const listed = await exchange(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/list" }), "tools/list");
+    assert.equal(listed.id, 5);
+    const { tools } = listed.result as { tools: { name: string }[] };
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), ["ask", "get_transcript", "list_videos", "search"]);
+  });
+
+  test("closing stdin ends the server with exit status 0, each bad line logged on stderr", async () => {
+    child.stdin.end();
+    assert.equal(await exited, 0, stderr);
+    assert.match(stderr, /^videorag: mcp: Parse error/m);
+    assert.match(stderr, /^videorag: mcp: Invalid Request: batches/m);
+    assert.match(stderr, /^videorag: mcp: Invalid Request: a message longer than 10485760 bytes/m);
   });
 });

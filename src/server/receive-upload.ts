@@ -3,8 +3,6 @@
 
 import { createWriteStream, mkdirSync, rmSync, type WriteStream } from "node:fs";
 import { basename, join } from "node:path";
-import { Readable, Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import busboy from "busboy";
 import { VideoRagError } from "../spec/index.js";
 import { formatBytes } from "./security-rules.js";
@@ -112,28 +110,33 @@ export async function receiveUpload(request: Request, dir: string, limitBytes: n
     parser.on("fieldsLimit", () => fail(new VideoRagError("ARGUMENT_INVALID", "the upload has more than 20 fields")));
     parser.on("close", () => resolve());
     parser.on("error", (error: Error) => {
-      // The byte counter's own error reaches the parser too when the pipeline tears it down.
-      if (VideoRagError.isInstance(error)) fail(error);
       fail(new VideoRagError("ARGUMENT_INVALID", `the upload could not be read: ${error.message}`, { cause: error }));
       resolve();
     });
   });
 
+  // Read by hand, not piped: a pipeline that fails cancels the body, which destroys the socket before the client
+  // gets its 400 or 413. Left unread, the rest of a failed body is discarded by the HTTP server after the answer.
+  // The raw bytes are counted too: part headers and a preamble are not file bytes, but they are bytes to read.
+  const reader = request.body.getReader();
+  let rawBytes = 0;
   try {
-    // The raw body is counted too: part headers and a preamble are not file bytes, but they are bytes to read.
-    let rawBytes = 0;
-    const counted = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        rawBytes += chunk.length;
-        if (rawBytes > limitBytes + rawOverheadBytes) done(tooLarge(limitBytes));
-        else done(null, chunk);
-      },
-    });
-    await pipeline(Readable.fromWeb(request.body as import("node:stream/web").ReadableStream), counted, parser);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      rawBytes += value.length;
+      if (rawBytes > limitBytes + rawOverheadBytes) fail(tooLarge(limitBytes));
+      if (failure) break;
+      if (!parser.write(value)) await drainedOrDone(parser);
+    }
+    if (!failure) parser.end();
   } catch (error) {
-    if (VideoRagError.isInstance(error)) fail(error);
-    fail(new VideoRagError("ARGUMENT_INVALID", `the upload could not be read: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+    // The client went away mid-body.
+    fail(new VideoRagError("ARGUMENT_INVALID", `the upload broke off: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+  } finally {
+    reader.releaseLock();
   }
+  if (failure) parser.destroy();
   // A parser torn down by a broken body may never close: the pipeline's end is the last word then.
   if (!failure) await parsed;
   if (!failure) await Promise.all(writes);
@@ -144,6 +147,21 @@ export async function receiveUpload(request: Request, dir: string, limitBytes: n
     throw failure;
   }
   return { files, fields };
+}
+
+/** Resolves when the parser takes more input, or will never again (it failed or closed). */
+function drainedOrDone(parser: busboy.Busboy): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      parser.off("drain", done);
+      parser.off("error", done);
+      parser.off("close", done);
+      resolve();
+    };
+    parser.on("drain", done);
+    parser.on("error", done);
+    parser.on("close", done);
+  });
 }
 
 /** Room for part headers, fields and boundaries beyond the files' own bytes. */
