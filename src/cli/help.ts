@@ -25,6 +25,7 @@ const optionLines = {
   "media-root": "--media-root <dir>    a folder whose files the server may ingest by path (repeatable)",
   cors: "--cors <origin>       an origin allowed to call the API from a browser (repeatable)",
   "allowed-host": "--allowed-host <name> a host name clients reach the server by, beside loopback and --host (repeatable)",
+  "upload-limit": "--upload-limit <MiB>  largest upload, all its files together (default 4096)",
   queue: "--queue <url>         redis://[user:password@]host:port of the job queue (default $VIDEORAG_QUEUE)",
   wait: "--wait                after enqueuing, show progress until every job is done",
   concurrency: "--concurrency <n>     jobs this worker runs at once (default 1)",
@@ -66,7 +67,7 @@ const commands: Record<string, { usage: string[]; options: OptionName[] }> = {
   },
   serve: {
     usage: ["videorag serve [--port 7860] [--host 127.0.0.1] [--token <t>] [--media-root <dir>...]   HTTP API and web UI"],
-    options: [...libraryOptions, "port", "host", "token", "media-root", "cors", "allowed-host"],
+    options: [...libraryOptions, "port", "host", "token", "media-root", "cors", "allowed-host", "upload-limit"],
   },
   worker: { usage: ["videorag worker --queue <redis-url> [--concurrency 1]      run ingest jobs into --library until Ctrl-C"], options: [...libraryOptions, "queue", "concurrency", "channels"] },
   queue: { usage: ["videorag queue status --queue <redis-url> [--json]          waiting, active, failed (with error codes) and done jobs"], options: ["queue", "json"] },

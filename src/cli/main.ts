@@ -44,6 +44,7 @@ const options = {
   "media-root": { type: "string", multiple: true },
   cors: { type: "string", multiple: true },
   "allowed-host": { type: "string", multiple: true },
+  "upload-limit": { type: "string" },
   queue: { type: "string" },
   wait: { type: "boolean" },
   concurrency: { type: "string" },
@@ -435,6 +436,10 @@ async function serveCommand(values: Values): Promise<void> {
   const port = values.port === undefined ? 7860 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new VideoRagError("ARGUMENT_INVALID", `--port must be a port number, got "${values.port}"`);
   const host = values.host ?? "127.0.0.1";
+  const uploadLimitMiB = values["upload-limit"] === undefined ? undefined : Number(values["upload-limit"]);
+  if (uploadLimitMiB !== undefined && !(Number.isFinite(uploadLimitMiB) && uploadLimitMiB > 0)) {
+    throw new VideoRagError("ARGUMENT_INVALID", `--upload-limit must be a size in MiB above 0, got "${values["upload-limit"]}"`);
+  }
   // Checked before the library opens, so a refused start leaves nothing behind.
   checkExposure(host, token);
   for (const root of values["media-root"] ?? []) {
@@ -450,6 +455,7 @@ async function serveCommand(values: Values): Promise<void> {
       mediaRoots: values["media-root"],
       corsOrigins: values.cors,
       allowedHosts: values["allowed-host"],
+      ...(uploadLimitMiB !== undefined ? { uploadLimitBytes: Math.round(uploadLimitMiB * 2 ** 20) } : {}),
       log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
     });
     console.log(`videorag: serving ${library.location} at ${server.url}${token ? " (token required)" : ""}`);

@@ -125,8 +125,9 @@ export async function startLibraryThreads(options: LibraryOptions, settings: { q
         else if (event === "text") onText?.(data as string);
         else if (event === "extraction") onExtraction?.(data as never);
       }),
-    ingest: (inputs, { signal, onProgress, incremental } = {}) =>
-      ingester.call<IngestReport>({ method: "ingest", inputs, options: { incremental } }, signal, (_event, data) => onProgress?.(data as IngestEvent)),
+    // Every option that is data crosses to the thread; confinement above all, or a folder's links would lead out.
+    ingest: (inputs, { signal, onProgress, ...rest } = {}) =>
+      ingester.call<IngestReport>({ method: "ingest", inputs, options: rest }, signal, (_event, data) => onProgress?.(data as IngestEvent)),
     close: async () => {
       await Promise.all([...queries, ingester].map((thread) => thread.close()));
     },
