@@ -1,5 +1,6 @@
-// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server|scale|workers|lite]`: the project's speed and quality benchmarks, printed as JSON.
+// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server|scale|workers|lite|soak]`: the project's speed and quality benchmarks, printed as JSON.
 // `npm run bench scale -- --hours 100,1000 [--store sqlite|postgres://…] [--queries 100] [--keep dir]`: see bench-scale.ts.
+// `npm run bench soak -- [--minutes 10] [--clients 16] [--keep dir]`: see bench-soak.ts.
 import { benchMedia } from "./bench-media.js";
 
 const which = process.argv[2] ?? "all";
@@ -49,5 +50,10 @@ if (which === "lite") {
 if (which === "workers") {
   const { benchWorkers } = await import("./bench-workers.js");
   results.workers = await benchWorkers();
+}
+// Not part of "all": `serve` under 16 clients that search, ask, upload, cancel and fetch media while ingest runs (10 minutes).
+if (which === "soak") {
+  const { benchSoak, parseSoakArgs } = await import("./bench-soak.js");
+  results.soak = await benchSoak(parseSoakArgs(process.argv.slice(3)));
 }
 console.log(JSON.stringify(results, null, 2));

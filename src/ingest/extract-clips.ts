@@ -4,7 +4,7 @@
 
 import { buildVideoGraph } from "../graph/index.js";
 import { mapConcurrent } from "../providers/runtime/index.js";
-import { toVideoRagError } from "../spec/index.js";
+import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import type { ClipDocument, ClipStageRecord, Segment, SegmentSource, Store, VectorRecord, Video, Warning } from "../spec/index.js";
 import { buildClipDocuments } from "./clip-documents.js";
 import { clipStages, derivedStageKeys, type ClipOutput, type ClipStage, type DeferredStage, type ExtractionSettings } from "./clip-stages.js";
@@ -273,7 +273,14 @@ async function extractBatch(
   }
 
   options.signal?.throwIfAborted();
-  await store.writeBack({ videoId: video.id, documents: changed, replaces, segments: added, vectors, replaceFrameVectors, graph, stages: records });
+  try {
+    await store.writeBack({ videoId: video.id, documents: changed, replaces, segments: added, vectors, replaceFrameVectors, graph, stages: records });
+  } catch (error) {
+    // The video was removed while its clips were extracted: there is nothing left to write to, and a question that
+    // asked for the extraction answers from what remains rather than failing.
+    if (VideoRagError.isInstance(error) && error.code === "VIDEO_NOT_FOUND") return;
+    throw error;
+  }
   for (const [clipIndex, stagesRun] of [...ran].sort((a, b) => a[0] - b[0])) {
     if (![...stagesRun].some((stage) => stage !== "embeddings" && stage !== "graph") && !planned.includes(clipIndex)) continue;
     report.clips.push({ videoId: video.id, clipIndex, stages: [...stagesRun] });

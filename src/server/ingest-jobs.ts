@@ -129,10 +129,15 @@ export function createIngestJobs(options: {
     }
   };
 
-  /** Files of an upload that did not become a video (a duplicate, not media) are removed; the rest are the videos. */
-  const tidyUpload = (job: StoredJob): void => {
+  /**
+   * Files of an upload that did not become a video (a duplicate, not media) are removed; the rest are the videos. A job
+   * cancelled after a video was committed, before its result was reported, still has that video: the library says.
+   */
+  const tidyUpload = async (job: StoredJob): Promise<void> => {
     if (!job.uploadDir) return;
-    const kept = new Set(job.results.filter((result) => result.status === "ingested").map((result) => result.path));
+    const uploaded = new Set(job.paths);
+    const committed = job.status === "done" ? [] : (await library.list()).map((video) => video.path).filter((path) => uploaded.has(path));
+    const kept = new Set([...job.results.filter((result) => result.status === "ingested").map((result) => result.path), ...committed]);
     // A sidecar subtitle stays beside the video it belongs to.
     const stems = new Set([...kept].map((path) => path.replace(/\.[^./]+$/, "")));
     for (const path of job.paths) {
@@ -172,7 +177,7 @@ export function createIngestJobs(options: {
       job.error = { code: failure.code, message: failure.message };
     }
     job.finishedAt = new Date().toISOString();
-    tidyUpload(job);
+    await tidyUpload(job);
     changed(job, true);
     log(`job ${job.id}: ${job.status}`);
   };
@@ -218,8 +223,8 @@ export function createIngestJobs(options: {
       const job = lookup(id);
       if (job.status === "queued") {
         Object.assign(job, { status: "cancelled", finishedAt: new Date().toISOString() });
-        tidyUpload(job);
         changed(job, true);
+        void tidyUpload(job).catch((error: unknown) => log(`job ${id}: tidying its upload failed: ${toVideoRagError(error).message}`));
       } else if (job.status === "running" && running?.id === id) {
         running.controller.abort(new VideoRagError("INTERRUPTED", "the job was cancelled"));
       }

@@ -5,6 +5,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { IngestEvent, IngestOptions, IngestReport } from "../ingest/index.js";
+import { disableOnnxTelemetry } from "../providers/onnx/index.js";
 import type { AskOptions, LibraryOptions, SearchOptions } from "../library.js";
 import { VideoRagError, type Answer, type ErrorCode, type Hit } from "../spec/index.js";
 import type { WorkerReply, WorkerRequest } from "./library-worker.js";
@@ -34,6 +35,9 @@ function libraryWorker(options: LibraryOptions, role: "questions" | "ingest"): W
   const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); })`;
   return new Worker(bootstrap, { eval: true, workerData });
 }
+
+/** How long a thread may take to close its library before it is terminated. */
+const closeWaitMs = 5_000;
 
 class LibraryThread {
   private readonly worker: Worker;
@@ -97,14 +101,26 @@ class LibraryThread {
     });
   }
 
+  /**
+   * Asks the thread to close its library (the database, and its scratch folder) and end; a thread that does not answer
+   * within a few seconds is terminated (its scratch is then removed by the next process to open the library).
+   */
   async close(): Promise<void> {
     this.worker.removeAllListeners("exit");
+    if (!this.failure) {
+      const exited = new Promise<void>((resolve) => this.worker.once("exit", () => resolve()));
+      const closed = this.call<unknown>({ method: "close" }, undefined).catch(() => undefined);
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, closeWaitMs).unref());
+      await Promise.race([closed.then(() => exited), exited, timeout]);
+    }
     await this.worker.terminate();
   }
 }
 
 /** Starts `queryThreads` threads for questions (default: one per core) and one for ingest, each with the library open. */
 export async function startLibraryThreads(options: LibraryOptions, settings: { queryThreads?: number } = {}): Promise<LibraryThreads> {
+  // Set on this thread, the real environment: a thread's own process.env is a copy the native library never reads.
+  disableOnnxTelemetry();
   // Callbacks cannot cross to a thread; the server's own library reports model downloads.
   const { onModelDownload: _onModelDownload, ...threadOptions } = options;
   const count = Math.max(1, settings.queryThreads ?? availableParallelism());

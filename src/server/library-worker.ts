@@ -11,8 +11,10 @@ import { VideoRagError, toVideoRagError } from "../spec/index.js";
 export type WorkerRequest =
   | { id: number; method: "search"; query: string; options: { limit?: number; mode?: string } }
   | { id: number; method: "ask"; question: string; options: { limit?: number; mode?: string; extract?: boolean; busyPaths?: string[] } }
-  | { id: number; method: "ingest"; inputs: string[]; options: { incremental?: boolean } }
-  | { id: number; method: "abort" };
+  | { id: number; method: "ingest"; inputs: string[]; options: { incremental?: boolean; confineTo?: string[]; describeEntities?: boolean } }
+  | { id: number; method: "abort" }
+  /** Stop the work, close the library (its database and its scratch folder), answer, then end the thread. */
+  | { id: number; method: "close" };
 
 /** What comes back: callback events while the work runs, then its result or its error. */
 export type WorkerReply =
@@ -28,9 +30,18 @@ async function serve(): Promise<void> {
   if (role === "ingest") setChildProcessNiceness(10);
   const library = await openLibrary(options);
   const running = new Map<number, AbortController>();
+  let closing: Promise<void> | undefined;
   port.on("message", (request: WorkerRequest) => {
     if (request.method === "abort") {
       running.get(request.id)?.abort(new VideoRagError("INTERRUPTED", "the request was cancelled"));
+      return;
+    }
+    if (request.method === "close") {
+      for (const controller of running.values()) controller.abort(new VideoRagError("INTERRUPTED", "the server is shutting down"));
+      void (closing ??= library.close()).finally(() => {
+        port.postMessage({ id: request.id, result: "closed" } satisfies WorkerReply);
+        port.close();
+      });
       return;
     }
     const controller = new AbortController();
@@ -62,7 +73,7 @@ async function serve(): Promise<void> {
       })
       .finally(() => running.delete(request.id));
   });
-  port.once("close", () => void library.close());
+  port.once("close", () => void (closing ??= library.close()));
   port.postMessage({ id: 0, result: "ready" } satisfies WorkerReply);
 }
 

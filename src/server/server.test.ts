@@ -270,7 +270,10 @@ describe("the HTTP API on a library of real media", { skip: needsShared }, () =>
   });
 
   test("on worker threads, questions stream the same answer and an ingest job runs off the server's thread", async () => {
+    const scratchOf = (): string[] => readdirSync(join(library.path, "tmp", String(process.pid))).sort();
+    const scratchBefore = scratchOf();
     const server = await startServer({ library, port: 0, mediaRoots: [mediaRoot], threads: { libraryOptions: { visual: false }, queryThreads: 2 } });
+    assert.equal(scratchOf().length, scratchBefore.length + 3, "each thread opens the library with a scratch folder of its own");
     try {
       const streamed = await fetch(`${server.url}/api/ask`, { ...json({ question: "who is in a bad humor?" }), headers: { "Content-Type": "application/json", Accept: "text/event-stream" } });
       const events = parseEvents(await streamed.text());
@@ -291,6 +294,7 @@ describe("the HTTP API on a library of real media", { skip: needsShared }, () =>
     } finally {
       await server.close();
     }
+    assert.deepEqual(scratchOf(), scratchBefore, "the threads close their libraries and remove their scratch");
   });
 
   test("every request is one log line with its route pattern, status and time", () => {
@@ -428,6 +432,42 @@ describe("ingest jobs outlive the process that ran them", { skip: needsShared },
       const second = createIngestJobs({ library, dir: join(scratch, "other-jobs") });
       const queued = second.enqueue({ paths: [sharedPath("media/audio/jfk.wav")], names: ["jfk.wav"], incremental: false });
       assert.equal(second.cancel(queued.id).status, "cancelled", "not started, so cancelled at once");
+      await server.close();
+      await library.close();
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  test("an upload job cancelled after its video was committed keeps the file the video plays from", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "videorag-cancel-"));
+    try {
+      const library = await openLibrary({ path: join(scratch, "lib"), visual: false });
+      const server = await startServer({ library, port: 0 });
+      // Twenty seconds of picture and tone: its light index commits first, its speech is recognised after.
+      const clip = join(scratch, "clip.mp4");
+      execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=duration=20:size=320x240:rate=10", "-f", "lavfi", "-i", "sine=frequency=500:duration=20", "-shortest", clip]);
+      const form = new FormData();
+      form.append("file", new Blob([readFileSync(clip)]), "clip.mp4");
+      const { jobId } = (await (await fetch(`${server.url}/api/ingest`, { method: "POST", body: form })).json()) as { jobId: string };
+      let job: JobJson | undefined;
+      for (let attempt = 0; attempt < 600; attempt++) {
+        job = (await (await fetch(`${server.url}/api/jobs/${jobId}`)).json()) as JobJson;
+        if (job.status !== "running" || ["speech", "screen-text", "visual"].includes(job.progress.stage ?? "")) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(job?.status, "running", JSON.stringify(job));
+      await fetch(`${server.url}/api/jobs/${jobId}`, { method: "DELETE" });
+      for (let attempt = 0; attempt < 600 && job?.status === "running"; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        job = (await (await fetch(`${server.url}/api/jobs/${jobId}`)).json()) as JobJson;
+      }
+      assert.equal(job?.status, "cancelled");
+      const videos = await library.list();
+      assert.equal(videos.length, 1, "the light index was committed before the cancel");
+      assert.ok(existsSync(videos[0]?.path ?? ""), "the uploaded file stays with its video");
+      const media = await fetch(`${server.url}/api/videos/${videos[0]?.id}/media`, { headers: { Range: "bytes=0-99" } });
+      assert.equal(media.status, 206);
       await server.close();
       await library.close();
     } finally {

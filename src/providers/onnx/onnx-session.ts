@@ -18,8 +18,18 @@ const installHint = "npm install onnxruntime-node";
 
 let runtime: Promise<OnnxRuntime> | undefined;
 
+/**
+ * onnxruntime-node 1.30 ships telemetry code that writes `.ses` and `mat-debug-<pid>.log` into the temp folder of every
+ * process that opens a session; videorag runs offline and leaves no file outside the library. The native library reads
+ * the real environment: a worker thread's `process.env` is its own copy, so the CLI also sets this before any thread.
+ */
+export function disableOnnxTelemetry(): void {
+  process.env.ORT_DISABLE_TELEMETRY ??= "1";
+}
+
 /** The onnxruntime-node module; fails with MODEL_UNAVAILABLE where it is not installed or its native part will not load. */
 export function loadOnnxRuntime(): Promise<OnnxRuntime> {
+  disableOnnxTelemetry();
   runtime ??= import("onnxruntime-node").catch((error: unknown) => {
     runtime = undefined;
     const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
