@@ -18,7 +18,7 @@ test("opening an ONNX session through videorag writes nothing to the temp folder
       const ort = await loadOnnxRuntime();
       await ort.InferenceSession.create(${JSON.stringify(sharedPath("models/silero_vad.onnx"))});
       console.log("session");`;
-    const environment = { ...process.env, TMPDIR: temp };
+    const environment: NodeJS.ProcessEnv = { ...process.env, TMPDIR: temp };
     delete environment.ORT_DISABLE_TELEMETRY;
     const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: root, env: environment, encoding: "utf8" });
     assert.equal(run.status, 0, run.stderr);
