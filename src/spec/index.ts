@@ -4,4 +4,5 @@ export * from "./vocabulary.js";
 export type * from "./model.js";
 export type * from "./providers.js";
 export type * from "./store.js";
+export type * from "./store-parts.js";
 export type * from "./graph.js";
