@@ -12,7 +12,7 @@ import { VideoRagError, type ClipDocument, type LexicalQuery, type Segment, type
 import { needsPostgres, startPostgres, type TestPostgres } from "../../test-support/postgres.js";
 import { chunkTextBlocks, decodeExcerpt, decodeFrames, joinTranscript, SegmentBlockView, segmentsPerBlock, unpackChunkText } from "../packed-text.js";
 import { openSqliteStore } from "../sqlite/sqlite-store.js";
-import { runStoreConformance, sampleVideo, withGraph } from "../store-conformance.case.js";
+import { runStoreConformance, sampleVideo, withGraph } from "../conformance/index.js";
 import { blockPostings } from "./lexical-index.js";
 import { decodePostings, emptyPostings } from "./postings.js";
 import { postgresSchemaVersion } from "./postgres-schema.js";

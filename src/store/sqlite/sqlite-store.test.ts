@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import Database from "better-sqlite3";
 import { VideoRagError, type Chunk, type ClipDocument, type Segment } from "../../spec/index.js";
-import { runStoreConformance, sampleVideo, withGraph } from "../store-conformance.case.js";
+import { runStoreConformance, sampleVideo, withGraph } from "../conformance/index.js";
 import { migrate, schemaVersion } from "./sqlite-schema.js";
 import { openSqliteStore, rebuildLexicalIndexes } from "./sqlite-store.js";
 

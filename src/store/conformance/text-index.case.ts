@@ -1,0 +1,94 @@
+// The TextIndex part of every store: BM25 over clips and whole videos, stemming, term and field weights, phrases, limits and filters.
+
+import assert from "node:assert/strict";
+import { describe } from "node:test";
+import { sampleVideo, query, storeCase, type OpenStore } from "./fixtures.js";
+
+export function runTextIndexConformance(name: string, open: OpenStore): void {
+  describe(`TextIndex: ${name}`, () => {
+    const withStore = storeCase(open);
+
+    withStore("search finds the clip that says it, with its video and times, stemming the words", async (store) => {
+      await store.commitVideo(sampleVideo("car", ["jack up the car", "we are replacing the brake pads", "put the wheel back"]));
+      await store.commitVideo(sampleVideo("garden", ["planting tomato seedlings", "watering the garden beds"]));
+      const [best, ...rest] = await store.searchClips(query("replaced brakes"));
+      assert.deepEqual(
+        { videoId: best?.videoId, clipIndex: best?.clipIndex, startSecond: best?.startSecond, endSecond: best?.endSecond },
+        { videoId: "car", clipIndex: 1, startSecond: 30, endSecond: 60 },
+      );
+      assert.ok((best?.score ?? 0) > 0, "higher is better, so a match scores above zero");
+      assert.deepEqual(rest, []);
+      assert.deepEqual(await store.searchClips(query("submarine")), []);
+      assert.deepEqual((await store.searchVideos(query("garden watering"))).map((match) => match.videoId), ["garden"]);
+    });
+
+    withStore("search ranks clips by BM25, honours the limit and restricts to the given videos", async (store) => {
+      await store.commitVideo(sampleVideo("a", ["saw saw saw the plank", "glue", "saw once"]));
+      await store.commitVideo(sampleVideo("b", ["a saw and a plank", "nothing here"]));
+      const all = await store.searchClips(query("saw plank"));
+      assert.equal(all.length, 3);
+      assert.ok(all.every((match, index) => index === 0 || (all[index - 1]?.score ?? 0) >= match.score));
+      assert.equal((await store.searchClips(query("saw plank", { limit: 1 }))).length, 1);
+      const onlyB = await store.searchClips(query("saw", { videoIds: ["b"] }));
+      assert.deepEqual(onlyB.map((match) => match.videoId), ["b"]);
+      assert.deepEqual(await store.searchClips(query("saw", { videoIds: ["unknown"] })), []);
+      assert.deepEqual((await store.searchVideos(query("saw", { videoIds: ["b"] }))).map((match) => match.videoId), ["b"]);
+    });
+
+    withStore("term weights decide between clips that each match one term, integral or not", async (store) => {
+      await store.commitVideo(sampleVideo("v", ["hammer on the bench", "chisel on the bench"]));
+      const ranked = async (hammer: number, chisel: number) =>
+        (await store.searchClips({ terms: [{ text: "hammer", weight: hammer }, { text: "chisel", weight: chisel }], limit: 5 }))
+          .map((match) => match.clipIndex);
+      assert.deepEqual(await ranked(3, 1), [0, 1]);
+      assert.deepEqual(await ranked(1, 3), [1, 0]);
+      assert.deepEqual(await ranked(0.4, 1.7), [1, 0]);
+      assert.deepEqual(await ranked(0, 1), [1], "a zero weight drops the term");
+    });
+
+    withStore("screen text is searchable and field weights can turn a channel off", async (store) => {
+      await store.commitVideo(sampleVideo("slides", ["welcome everyone", "let us begin"], { screen: ["", "Quarterly revenue"] }));
+      assert.equal((await store.searchClips(query("revenue")))[0]?.clipIndex, 1);
+      const off = await store.searchClips({ ...query("revenue"), fieldWeights: { transcript: 1, screen: 0, visual: 0 } });
+      assert.deepEqual(off, [], "a channel weighted zero brings no hits");
+    });
+
+    withStore("a search of visual words alone finds the clips that show them, not those that only say them", async (store) => {
+      const street = sampleVideo("street", ["we rode a bicycle to work", "nothing to see", "cars and bicycles"]);
+      const clips = street.clips.map((clip, index) => ({ ...clip, visual: index === 1 ? "bicycle (bike) person" : index === 2 ? "car (vehicle)" : "" }));
+      await store.commitVideo({ ...street, clips });
+      const visualOnly = { transcript: 0, screen: 0, visual: 1 };
+      assert.deepEqual((await store.searchClips({ ...query("bicycle"), fieldWeights: visualOnly })).map((hit) => hit.clipIndex), [1]);
+      assert.deepEqual((await store.searchVideos({ ...query("bicycle"), fieldWeights: visualOnly })).map((hit) => hit.videoId), ["street"]);
+      assert.deepEqual((await store.searchClips(query("bicycle"))).map((hit) => hit.clipIndex).sort(), [0, 1, 2]);
+      await store.removeVideo("street");
+      assert.deepEqual(await store.searchClips({ ...query("bicycle"), fieldWeights: visualOnly }), []);
+      assert.equal((await store.termDocumentFrequency(["bicycle"])).frequencies.get("bicycle"), 0);
+    });
+
+    withStore("a search with a limit or field weight that is not a number ≥ 0 is ARGUMENT_INVALID", async (store) => {
+      await store.commitVideo(sampleVideo("v", ["some words"]));
+      const invalid = (error: unknown) => (error as { code?: string }).code === "ARGUMENT_INVALID";
+      await assert.rejects(() => store.searchClips({ ...query("words"), limit: Number.NaN }), invalid);
+      await assert.rejects(() => store.searchVideos({ ...query("words"), limit: -1 }), invalid);
+      const fieldWeights = { transcript: Number.POSITIVE_INFINITY, screen: 1, visual: 1 };
+      await assert.rejects(() => store.searchClips({ ...query("words"), fieldWeights }), invalid);
+      assert.deepEqual(await store.searchClips({ ...query("words"), limit: 0 }), []);
+    });
+
+    withStore("a slide shown across clips counts once for its video, not once per clip", async (store) => {
+      const slide = "Quarterly revenue";
+      await store.commitVideo(sampleVideo("long", ["one", "two", "three", "four"], { screen: [slide, slide, slide, slide] }));
+      await store.commitVideo(sampleVideo("short", ["five"], { screen: [slide] }));
+      const [first, second] = await store.searchVideos(query("revenue"));
+      assert.ok(first && second);
+      assert.ok(Math.abs(first.score - second.score) / first.score < 0.5, "equal term frequency, only lengths differ");
+    });
+
+    withStore("quoted phrases score extra where the words stand together", async (store) => {
+      await store.commitVideo(sampleVideo("v", ["disc brake on the front", "brake fluid and a disc of felt"]));
+      const [best] = await store.searchClips({ terms: [], phrases: ["disc brake"], limit: 5 });
+      assert.equal(best?.clipIndex, 0);
+    });
+  });
+}
