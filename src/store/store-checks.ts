@@ -1,7 +1,7 @@
 // Argument checks every store makes the same way, so a bad call fails with the same code and message on any backend.
 
 import { checkVector } from "../graph/merge-graph.js";
-import { VideoRagError, type VectorRecord } from "../spec/index.js";
+import { VideoRagError, type EntityDescriptionUpdate, type LexicalQuery, type VectorQuery, type VectorRecord } from "../spec/index.js";
 
 /** Throws ARGUMENT_INVALID unless the record is a well-formed vector of `videoId`. */
 export function checkRecord(record: VectorRecord, videoId: string): void {
@@ -22,6 +22,64 @@ export function checkRecord(record: VectorRecord, videoId: string): void {
     throw new VideoRagError("ARGUMENT_INVALID", `${where} has a time that is not a number of seconds ≥ 0`);
   }
   checkVector(record.vector, where);
+}
+
+/** Throws ARGUMENT_INVALID unless a vector of `dimensions` may hold the record: a space's vectors all have one dimension. */
+export function checkRecordDimensions(record: VectorRecord, dimensions: number): void {
+  if (record.vector.length !== dimensions) {
+    throw new VideoRagError(
+      "ARGUMENT_INVALID",
+      `space "${record.space}" holds ${dimensions}-dimensional vectors; ${record.videoId} clip ${record.clipIndex} ` +
+        `brought one with ${record.vector.length} dimensions`,
+    );
+  }
+}
+
+/** Throws ARGUMENT_INVALID unless the query has a limit ≥ 0 and a vector with a direction (cosine needs one). */
+export function checkVectorQuery(query: VectorQuery): void {
+  checkLimit(query.limit, "a vector search");
+  checkVector(query.vector, "the query vector");
+  // A zero vector has no direction: its cosine distance to anything is undefined (NULL in sqlite-vec, NaN in pgvector).
+  if (query.vector.every((value) => value === 0)) {
+    throw new VideoRagError("ARGUMENT_INVALID", "the query vector is all zeros, so no cosine distance can be taken");
+  }
+}
+
+/** Throws ARGUMENT_INVALID unless the query's vector has the dimension of the space it searches. */
+export function checkQueryDimensions(query: VectorQuery, dimensions: number): void {
+  if (dimensions !== query.vector.length) {
+    throw new VideoRagError(
+      "ARGUMENT_INVALID",
+      `space "${query.space}" holds ${dimensions}-dimensional vectors; the query vector has ${query.vector.length} dimensions`,
+    );
+  }
+}
+
+/**
+ * A lexical query's field weights (the defaults where it gives none) and its limit, floored; ARGUMENT_INVALID unless the
+ * limit is ≥ 0 and every weight a number ≥ 0 (SQLite writes the weights into its SQL).
+ */
+export function checkLexicalQuery(query: LexicalQuery): { fieldWeights: { transcript: number; screen: number; visual: number }; limit: number } {
+  const fieldWeights = { ...defaultFieldWeights, ...query.fieldWeights };
+  const weightsValid = Object.values(fieldWeights).every((weight) => Number.isFinite(weight) && weight >= 0);
+  if (!weightsValid || !(query.limit >= 0) || !Number.isFinite(query.limit)) {
+    throw new VideoRagError("ARGUMENT_INVALID", "a search needs a limit ≥ 0 and field weights that are numbers ≥ 0");
+  }
+  return { fieldWeights, limit: Math.floor(query.limit) };
+}
+
+/** Throws ARGUMENT_INVALID unless `limit` is a finite number ≥ 0 (callers floor a fraction); `action` needs it. */
+export function checkLimit(limit: number, action: string): void {
+  if (!(limit >= 0) || !Number.isFinite(limit)) throw new VideoRagError("ARGUMENT_INVALID", `${action} needs a limit ≥ 0`);
+}
+
+/** Throws ARGUMENT_INVALID unless every update's description is text. */
+export function checkDescriptions(updates: EntityDescriptionUpdate[]): void {
+  for (const update of updates) {
+    if (typeof update.description !== "string") {
+      throw new VideoRagError("ARGUMENT_INVALID", `entity ${update.key}'s description must be text`);
+    }
+  }
 }
 
 /** Throws ARGUMENT_INVALID unless `value` is a whole number ≥ 0 (a limit, a count). */

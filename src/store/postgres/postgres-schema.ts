@@ -8,7 +8,7 @@ import { VideoRagError } from "../../spec/index.js";
  * - Keys are identity columns, never reused, so a description synthesised for a removed entity cannot land on a new one.
  * - Change sequences come from a real sequence (`entity_change`), safe between writers on several machines.
  * - Vectors are pgvector `vector` values of any dimension in one table; each space gets a partial HNSW index on its
- *   vectors cast to the space's dimension when it is created (see postgres-store.ts), dropped with the space.
+ *   vectors cast to the space's dimension when it is created (see postgres-vectors.ts), dropped with the space.
  * - BM25 is computed in SQL from term statistics (see lexical-index.ts): every document (clip, whole video, entity) keeps
  *   its distinct terms as integer ids with their counts per field packed in one integer, in `lexical_docs`, found
  *   through a GIN index on the ids; `lexical_terms` / `lexical_totals` hold the ids, document frequencies and lengths,

@@ -1,0 +1,122 @@
+// What every part of the SQLite store shares: the connection, the statements and caches more than one part uses, the
+// lexical indexes every write keeps in step, and the helpers that run a read or a write (`guard`, `snapshot`).
+
+import type Database from "better-sqlite3";
+import { VideoRagError, type Segment } from "../../spec/index.js";
+import { BlockCache } from "../block-cache.js";
+import { deflateSegmentBlocks, encodeSegmentBlocks } from "../packed-text.js";
+import type { VideoRow } from "../shared-catalog-rows.js";
+import { PackedReader, preparePackedStatements, type PackedStatements } from "./sqlite-packed-reader.js";
+import { LexicalIndexes } from "./sqlite-text-index.js";
+
+/** Maps what better-sqlite3 throws to our codes: a held lock is STORE_LOCKED (worth retrying), the rest STORE_FAILED. */
+export function storeError(error: unknown, action: string, path: string): VideoRagError {
+  if (VideoRagError.isInstance(error)) return error;
+  const code = typeof error === "object" && error !== null ? String((error as { code?: unknown }).code ?? "") : "";
+  const message = error instanceof Error ? error.message : String(error);
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
+    return new VideoRagError("STORE_LOCKED", `${action}: another process is writing to the library (${message})`, {
+      cause: error,
+      retryable: true,
+      subject: path,
+    });
+  }
+  return new VideoRagError("STORE_FAILED", `${action}: ${message}`, { cause: error, subject: path });
+}
+
+/** A video's columns, as `VideoRow` reads them. */
+export const videoColumns = `key, id, status, path, title, kind, duration_seconds, size_bytes, width, height, has_audio,
+      has_video, times_estimated, ingested_at, clip_count, fingerprint`;
+
+/** The statements more than one part reads or writes with. */
+function prepareSharedStatements(db: Database.Database) {
+  return {
+    videoById: db.prepare(`SELECT ${videoColumns} FROM videos WHERE id = ?`),
+    videoIdsByKeys: db.prepare(`SELECT key, id FROM videos WHERE status = 'ready' AND key IN (SELECT value FROM json_each(?))`),
+    deleteSegmentBlocks: db.prepare(`DELETE FROM segment_blocks WHERE video_key = ?`),
+    insertSegmentBlock: db.prepare(`INSERT INTO segment_blocks (video_key, block_index, min_start_second,
+        max_start_second, max_end_second, segments) VALUES (?, ?, ?, ?, ?, ?)`),
+  };
+}
+
+/** The state the SQLite store's parts share; one per open library. */
+export class SqliteContext {
+  private readonly statements;
+  /** Search statements vary only in table and field weights, so a handful are compiled once and reused. */
+  private readonly searchStatements = new Map<string, Database.Statement>();
+  private readonly packedStatements: PackedStatements;
+  readonly blockCache = new BlockCache();
+  readonly lexical: LexicalIndexes;
+
+  constructor(
+    readonly db: Database.Database,
+    readonly path: string,
+  ) {
+    this.statements = prepareSharedStatements(db);
+    this.packedStatements = preparePackedStatements(db);
+    this.lexical = new LexicalIndexes(db);
+  }
+
+  /**
+   * Runs reads in one read transaction, so they see one snapshot of the file: a packed text is read from more than one
+   * row (a clip and its segments, a source and its chunk), and another process's write between two of them must not
+   * mix two versions. Inside a write transaction the reads already see one state.
+   */
+  snapshot<T>(work: () => T): T {
+    return this.db.inTransaction ? work() : this.db.transaction(work).deferred();
+  }
+
+  guard<T>(action: string, work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      throw storeError(error, action, this.path);
+    }
+  }
+
+  prepareSearch(sql: string): Database.Statement {
+    let statement = this.searchStatements.get(sql);
+    if (!statement) {
+      if (this.searchStatements.size >= 32) this.searchStatements.clear();
+      statement = this.db.prepare(sql).raw();
+      this.searchStatements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** A reader of packed text for one call (see PackedReader). */
+  reader(): PackedReader {
+    return new PackedReader(this.packedStatements, this.blockCache);
+  }
+
+  /** A video's row, pending or ready. */
+  videoRow(id: string): VideoRow | undefined {
+    return this.statements.videoById.get(id) as VideoRow | undefined;
+  }
+
+  /** A ready video's row; undefined for a pending video or none. */
+  readyRow(id: string): VideoRow | undefined {
+    const row = this.videoRow(id);
+    return row?.status === "ready" ? row : undefined;
+  }
+
+  /** The ids of the ready videos among these keys. */
+  readyVideoIds(keys: number[]): { key: number; id: string }[] {
+    return this.statements.videoIdsByKeys.all(JSON.stringify(keys)) as { key: number; id: string }[];
+  }
+
+  /** Replaces a video's segments with these, in this order, as blocks (see schema version 7). */
+  writeSegments(videoKey: number, segments: Segment[]): void {
+    this.deleteSegments(videoKey);
+    for (const block of encodeSegmentBlocks(segments, deflateSegmentBlocks)) {
+      this.statements.insertSegmentBlock.run(
+        videoKey, block.blockIndex, block.minStartSecond, block.maxStartSecond, block.maxEndSecond, block.data,
+      );
+    }
+  }
+
+  /** Deletes a video's segments. */
+  deleteSegments(videoKey: number): void {
+    this.statements.deleteSegmentBlocks.run(videoKey);
+  }
+}

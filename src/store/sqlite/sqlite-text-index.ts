@@ -1,0 +1,233 @@
+// The SQLite store's TextIndex: BM25 through FTS5 over clips and whole videos, the term statistics queries are weighted
+// by, and the contentless FTS5 indexes (clips, videos, entities) that every write keeps in step with the text it changes.
+
+import type Database from "better-sqlite3";
+import type { ClipMatch, LexicalQuery, TextIndex, VideoMatch } from "../../spec/index.js";
+import { BlockCache } from "../block-cache.js";
+import { toClipMatches, toVideoMatches, type ClipMatchRow, type RankedKey } from "../shared-matches.js";
+import { checkLexicalQuery, hasToken, termWeights, videoDocument } from "../store-checks.js";
+import type { SqliteContext } from "./sqlite-context.js";
+import { PackedReader, preparePackedStatements, type ClipText } from "./sqlite-packed-reader.js";
+
+/** Integer term weights up to this are expressed by repeating the term in one FTS5 query (BM25 sums over phrases). */
+const maxRepeatedWeight = 8;
+
+/** True when every weight can be expressed by repeating its term in one FTS5 query. */
+export const repeatable = (weights: Map<string, number>): boolean =>
+  [...weights.values()].every((weight) => Number.isInteger(weight) && weight <= maxRepeatedWeight);
+
+/** The FTS5 token naming a video in the `video` column of both indexes. */
+const videoToken = (key: number): string => `k${key}`;
+
+/** Quotes text as an FTS5 string, so user words are never read as query syntax. */
+export const quote = (text: string): string => `"${text.replace(/"/g, '""')}"`;
+
+/** FTS5's command to forget a row of a contentless index, given the words it was indexed with (see schema version 9). */
+const forgetRow = (table: string, columns: string[]): string =>
+  `INSERT INTO ${table} (${table}, rowid, ${columns.join(", ")}) VALUES ('delete', ?, ${columns.map(() => "?").join(", ")})`;
+
+/** How each lexical index is written and forgotten; a row is forgotten only where its docsize row says it is indexed. */
+function prepareLexicalStatements(db: Database.Database) {
+  const clipColumns = ["transcript", "screen", "visual", "video"];
+  const entityColumns = ["name", "description"];
+  return {
+    indexClip: db.prepare(`INSERT INTO clip_fts (rowid, ${clipColumns.join(", ")}) VALUES (?, ?, ?, ?, ?)`),
+    forgetClip: db.prepare(forgetRow("clip_fts", clipColumns)),
+    clipIndexed: db.prepare(`SELECT 1 FROM clip_fts_docsize WHERE id = ?`).pluck(),
+    indexVideo: db.prepare(`INSERT INTO video_fts (rowid, ${clipColumns.join(", ")}) VALUES (?, ?, ?, ?, ?)`),
+    forgetVideo: db.prepare(forgetRow("video_fts", clipColumns)),
+    videoIndexed: db.prepare(`SELECT 1 FROM video_fts_docsize WHERE id = ?`).pluck(),
+    indexEntity: db.prepare(`INSERT INTO entity_fts (rowid, ${entityColumns.join(", ")}) VALUES (?, ?, ?)`),
+    forgetEntity: db.prepare(forgetRow("entity_fts", entityColumns)),
+    entityIndexed: db.prepare(`SELECT 1 FROM entity_fts_docsize WHERE id = ?`).pluck(),
+    entityText: db.prepare(`SELECT e.name, e.description,
+        (SELECT group_concat(a.name, char(10)) FROM entity_aliases a WHERE a.entity_key = e.key) AS aliases
+      FROM entities e WHERE e.key = ?`),
+    clipKeys: db.prepare(`SELECT clip_index, key FROM clips WHERE video_key = ?`).raw(),
+  };
+}
+
+type LexicalStatements = ReturnType<typeof prepareLexicalStatements>;
+
+/**
+ * The three contentless lexical indexes, written from the text the store keeps and told that same text when a row
+ * goes (schema version 9): FTS5 then takes the row's words out of bm25's statistics exactly. Every change to indexed
+ * text forgets the row before the text changes and indexes it again after.
+ */
+export class LexicalIndexes {
+  private readonly statements: LexicalStatements;
+
+  constructor(db: Database.Database) {
+    this.statements = prepareLexicalStatements(db);
+  }
+
+  /** A video's clip documents and its whole-video document (see `videoDocument`), from its clips' text. */
+  indexVideo(videoKey: number, clips: ClipText[]): void {
+    const keys = this.clipKeys(videoKey);
+    const token = videoToken(videoKey);
+    for (const clip of clips) this.statements.indexClip.run(keys.get(clip.clipIndex), clip.transcript, clip.screen, clip.visual, token);
+    this.indexWholeVideo(videoKey, clips);
+  }
+
+  /** Forgets a video's clip documents and whole-video document, given the clips' text as it was indexed. */
+  forgetVideo(videoKey: number, clips: ClipText[]): void {
+    const keys = this.clipKeys(videoKey);
+    for (const clip of clips) {
+      const key = keys.get(clip.clipIndex);
+      if (key !== undefined) this.forgetClip(videoKey, key, clip);
+    }
+    this.forgetWholeVideo(videoKey, clips);
+  }
+
+  indexClip(videoKey: number, clipKey: number, clip: Omit<ClipText, "clipIndex">): void {
+    this.statements.indexClip.run(clipKey, clip.transcript, clip.screen, clip.visual, videoToken(videoKey));
+  }
+
+  forgetClip(videoKey: number, clipKey: number, clip: Omit<ClipText, "clipIndex">): void {
+    if (this.statements.clipIndexed.get(clipKey) === undefined) return;
+    this.statements.forgetClip.run(clipKey, clip.transcript, clip.screen, clip.visual, videoToken(videoKey));
+  }
+
+  indexWholeVideo(videoKey: number, clips: ClipText[]): void {
+    const [transcript, screen, visual] = videoDocument(clips);
+    this.statements.indexVideo.run(videoKey, transcript, screen, visual, videoToken(videoKey));
+  }
+
+  forgetWholeVideo(videoKey: number, clips: ClipText[]): void {
+    if (this.statements.videoIndexed.get(videoKey) === undefined) return;
+    const [transcript, screen, visual] = videoDocument(clips);
+    this.statements.forgetVideo.run(videoKey, transcript, screen, visual, videoToken(videoKey));
+  }
+
+  /** Indexes an entity's names (its name, then its aliases, a line each) and description as they are stored now. */
+  indexEntity(entityKey: number): void {
+    const text = this.entityText(entityKey);
+    if (text) this.statements.indexEntity.run(entityKey, ...text);
+  }
+
+  /** Forgets an entity's row; call before its name, aliases or description change, or it goes. */
+  forgetEntity(entityKey: number): void {
+    const text = this.entityText(entityKey);
+    if (text && this.statements.entityIndexed.get(entityKey) !== undefined) this.statements.forgetEntity.run(entityKey, ...text);
+  }
+
+  private entityText(entityKey: number): [names: string, description: string] | undefined {
+    const row = this.statements.entityText.get(entityKey) as { name: string; aliases: string | null; description: string } | undefined;
+    return row && [row.aliases === null ? row.name : `${row.name}\n${row.aliases}`, row.description];
+  }
+
+  private clipKeys(videoKey: number): Map<number, number> {
+    return new Map(this.statements.clipKeys.all(videoKey) as [number, number][]);
+  }
+}
+
+/**
+ * Fills the empty lexical indexes of schema version 9 from the text the library keeps: every ready video's clips and
+ * whole-video document, every entity. Inside the migration's transaction (exported for a test to compare with).
+ */
+export function rebuildLexicalIndexes(db: Database.Database): void {
+  const packed = preparePackedStatements(db);
+  const cache = new BlockCache();
+  const indexes = new LexicalIndexes(db);
+  for (const videoKey of db.prepare(`SELECT key FROM videos WHERE status = 'ready'`).pluck().all() as number[]) {
+    // A reader per video: a reader keeps every block it decoded.
+    indexes.indexVideo(videoKey, new PackedReader(packed, cache).clipTexts(videoKey));
+  }
+  for (const entityKey of db.prepare(`SELECT key FROM entities`).pluck().all() as number[]) indexes.indexEntity(entityKey);
+}
+
+function prepareTextStatements(db: Database.Database) {
+  return {
+    videoKeysByIds: db.prepare(`SELECT key FROM videos WHERE status = 'ready' AND id IN (SELECT value FROM json_each(?))`),
+    clipsByKeys: db.prepare(`SELECT c.key, v.id AS video_id, c.clip_index, c.start_second, c.end_second
+        FROM clips c JOIN videos v ON v.key = c.video_key WHERE c.key IN (SELECT value FROM json_each(?))`),
+    clipCount: db.prepare(`SELECT count(*) FROM clips`).pluck(),
+    clipTermCount: db.prepare(`SELECT count(*) FROM clip_fts WHERE clip_fts MATCH ?`).pluck(),
+  };
+}
+
+/** BM25 over clips and whole videos (TextIndex). */
+export class SqliteTextIndex implements TextIndex {
+  private readonly statements;
+
+  constructor(private readonly context: SqliteContext) {
+    this.statements = prepareTextStatements(context.db);
+  }
+
+  async searchClips(query: LexicalQuery): Promise<ClipMatch[]> {
+    return this.context.guard("cannot search clips", () => {
+      const matches = this.search("clip_fts", query);
+      if (matches.length === 0) return [];
+      const rows = this.statements.clipsByKeys.all(JSON.stringify(matches.map(([key]) => key))) as ClipMatchRow[];
+      return toClipMatches(matches, rows);
+    });
+  }
+
+  async searchVideos(query: LexicalQuery): Promise<VideoMatch[]> {
+    return this.context.guard("cannot search videos", () => {
+      const matches = this.search("video_fts", query);
+      if (matches.length === 0) return [];
+      return toVideoMatches(matches, this.context.readyVideoIds(matches.map(([key]) => key)));
+    });
+  }
+
+  /**
+   * BM25 through FTS5 (k1 = 1.2, b = 0.75), with field weights as FTS5 column weights. FTS5's bm25() sums over the query's
+   * phrases, so integer term weights are exact when the term is repeated; other weights take a slower, equally exact path
+   * of one query per term summed here.
+   */
+  private search(table: "clip_fts" | "video_fts", query: LexicalQuery): RankedKey[] {
+    // Field weights are written into the SQL (bm25() takes literals), so only plain numbers may get there.
+    const { fieldWeights: field, limit } = checkLexicalQuery(query);
+    const weights = termWeights(query.terms);
+    const phrases = (query.phrases ?? []).filter(hasToken);
+    if (limit === 0 || (weights.size === 0 && phrases.length === 0)) return [];
+
+    let restriction = "";
+    if (query.videoIds) {
+      const keys = this.statements.videoKeysByIds.all(JSON.stringify(query.videoIds)) as { key: number }[];
+      if (keys.length === 0) return [];
+      restriction = ` AND video : (${keys.map((row) => videoToken(row.key)).join(" OR ")})`;
+    }
+    const bm25 = `bm25(${table}, ${field.transcript}, ${field.screen}, ${field.visual}, 0)`;
+    // A channel weighted zero is left out of the match too, so it cannot bring in hits that score nothing.
+    const searched = (["transcript", "screen", "visual"] as const).filter((column) => field[column] > 0);
+    if (searched.length === 0) return [];
+    const textColumns = `{${searched.join(" ")}}`;
+
+    if (repeatable(weights)) {
+      const parts = [...weights].flatMap(([text, weight]) => Array<string>(weight).fill(quote(text)));
+      parts.push(...phrases.map(quote));
+      const match = `${textColumns} : (${parts.join(" OR ")})${restriction}`;
+      const statement = this.context.prepareSearch(
+        `SELECT rowid, -${bm25} AS score FROM ${table} WHERE ${table} MATCH ? ORDER BY score DESC LIMIT ?`,
+      );
+      return statement.all(match, limit) as RankedKey[];
+    }
+
+    const statement = this.context.prepareSearch(`SELECT rowid, -${bm25} AS score FROM ${table} WHERE ${table} MATCH ?`);
+    const scores = new Map<number, number>();
+    const add = (expression: string, weight: number): void => {
+      for (const [key, score] of statement.all(`${textColumns} : (${expression})${restriction}`) as RankedKey[]) {
+        scores.set(key, (scores.get(key) ?? 0) + weight * score);
+      }
+    };
+    for (const [text, weight] of weights) add(quote(text), weight);
+    for (const phrase of phrases) add(quote(phrase), 1);
+    return [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);
+  }
+
+  async termDocumentFrequency(terms: string[]): Promise<{ frequencies: Map<string, number>; documentCount: number }> {
+    return this.context.guard("cannot count terms", () => {
+      const frequencies = new Map<string, number>();
+      for (const term of terms) {
+        if (frequencies.has(term)) continue;
+        const count = hasToken(term)
+          ? (this.statements.clipTermCount.get(`{transcript screen visual} : ${quote(term)}`) as number)
+          : 0;
+        frequencies.set(term, count);
+      }
+      return { frequencies, documentCount: this.statements.clipCount.get() as number };
+    });
+  }
+}
