@@ -34,7 +34,7 @@ function missingReason(): string | false {
   if (asRoot && !(postgresUser && existsSync(runuser))) {
     return `running as root, and there is no \`postgres\` user (or no ${runuser}) to run PostgreSQL as`;
   }
-  if (!existsSync(vectorControl)) return "pgvector is not installed for PostgreSQL 15 (see .ci/run, which builds it)";
+  if (!existsSync(vectorControl)) return "pgvector is not installed for PostgreSQL 15 (`npm test` builds it as root: node scripts/test-setup.mjs)";
   return false;
 }
 
