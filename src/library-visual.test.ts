@@ -52,7 +52,7 @@ describe("street footage with the local detector and tagger", { skip: needsShare
     assert.equal(hits[0]?.title, "person-bicycle-car-detection.mp4");
     const found = hits[0]?.provenance?.[0];
     assert.equal(found?.retriever, "visual");
-    assert.equal(found?.detail, "detections and tags");
+    assert.equal(found?.detail, "detections and tags: bicycle", "the detector's word that matched");
     assert.ok(found?.frameSecond !== undefined && found.frameSecond >= 8 && found.frameSecond <= 16, `frame at ${found?.frameSecond}`);
     assert.ok(!hits.some((hit) => hit.title === "bottle-detection.mp4"), "no bicycle among the bottles");
   });

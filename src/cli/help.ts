@@ -10,7 +10,7 @@ const optionLines = {
   mode: "--mode <mode>         retrieval: naive | graph | visual | hybrid (default) | video",
   without: "--without <ch>        leave graph or visual out of hybrid, for ablations (repeatable)",
   questions: "--questions <file>    the questions file (see ../shared/datasets/howto-qa/dev-questions.json for the format)",
-  explain: "--explain             show which retriever found each cited moment, and how",
+  explain: "--explain             show which retrievers found each moment (rank, score) and its evidence: the matching\n                      words, detections or entities",
   "no-extract": "--no-extract          answer from what is indexed now, run no deferred stage",
   "clip-seconds": "--clip-seconds <n>    clip length (default 30)",
   incremental: "--incremental         commit the light index and defer speech, screen text, dense visual words and captions",
@@ -48,7 +48,7 @@ const commands: Record<string, { usage: string[]; options: OptionName[] }> = {
     options: [...libraryOptions, "incremental", "transcripts", "clip-seconds", "channels", "queue", "wait", "json"],
   },
   ask: { usage: ['videorag ask "<question>"                   answer with citations'], options: [...libraryOptions, "mode", "limit", "explain", "no-extract", "json"] },
-  search: { usage: ['videorag search "<query>"                   ranked moments with times, scores and matching text'], options: [...libraryOptions, "mode", "limit", "json"] },
+  search: { usage: ['videorag search "<query>"                   ranked moments with times, scores and matching text'], options: [...libraryOptions, "mode", "limit", "explain", "json"] },
   list: { usage: ["videorag list                               videos in the library"], options: ["library", "config", "json"] },
   status: { usage: ["videorag status                             deferred work per stage and video: clips extracted, pending, failed"], options: ["library", "config", "json"] },
   extract: {

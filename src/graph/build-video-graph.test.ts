@@ -34,7 +34,7 @@ function fixedModel(answer: unknown) {
 
 test("the lite graph keys every entity and relation, and reads no labels or times as entities", () => {
   const graph = buildLiteVideoGraph(clips, { maxTokens: 60 });
-  assert.equal(graph.extractor, "lite-entities@1");
+  assert.equal(graph.extractor, "lite-entities@2");
   assert.ok(graph.chunks.length >= 2);
   assert.equal(graph.entityVectors, undefined);
   const keys = graph.extractions.flatMap((extraction) => extraction.entities.map((entity) => entity.nameKey));

@@ -91,9 +91,12 @@ export function chunkClips(clips: ClipDocument[], options: ChunkClipsOptions = {
   return chunks;
 }
 
-/** A chunk's text without time ranges and part labels: what was seen, said and shown, for extractors reading words. */
+/**
+ * A chunk's text without time ranges and part labels: what was seen, said and shown, for extractors reading words. A
+ * caption quoting the screen ("Seen: On screen: …") loses both labels.
+ */
 export function chunkBodyText(text: string): string {
-  return text.replace(/^\[[^\]\n]*\]$/gm, "").replace(/^(?:Seen|Said|On screen): /gm, "");
+  return text.replace(/^\[[^\]\n]*\]$/gm, "").replace(/^(?:(?:Seen|Said|On screen): )+/gm, "");
 }
 
 function makeChunk(index: number, first: ClipDocument, last: ClipDocument, text: string): Omit<Chunk, "videoId"> {

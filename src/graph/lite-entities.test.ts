@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { needsShared, sharedPath } from "../test-support/shared.js";
-import { extractLiteEntities } from "./index.js";
+import { buildLiteVideoGraph, entityNameKey, extractLiteEntities } from "./index.js";
 
 const transcriptsDir = () => sharedPath("datasets", "howto-qa", "transcripts");
 const transcriptFiles = () =>
@@ -44,6 +44,62 @@ test("the same text gives the same entities and relations", () => {
   const text = "Sinbad sails to Baghdad. Popeye follows Sinbad to Baghdad with spinach and a boat.";
   assert.deepEqual(extractLiteEntities(text), extractLiteEntities(text));
   assert.deepEqual(extractLiteEntities(""), { entities: [], relations: [] });
+});
+
+const names = (text: string): string[] => extractLiteEntities(text).entities.map((entity) => entity.name);
+
+test("interjections and stutters are no entities, and a stuttered name is shown without its stutter", () => {
+  const found = names("Oh! W-What happened? H-H-Help! P-P-Popeye! Ohh! Nonono! Huh. Ahhh, the lifeboats! Hahaha.");
+  assert.deepEqual(found.sort(), ["Popeye", "lifeboat"]);
+});
+
+test("a word used as a verb, a bare adjective, a unit or a number is no entity alone", () => {
+  const found = names(
+    "Today we bake a simple white bread. Knead the dough until it is smooth and elastic. Don't drop the dough! " +
+      "Bake the loaf at two hundred and twenty degrees for thirty minutes. That's the biggest loaf. Oh, man the oven. " +
+      "Opening hours / Guided tours / Adults 12 euros",
+  );
+  for (const wrong of ["bake", "Knead", "drop", "smooth", "elastic", "simple", "biggest", "man", "minute", "degree", "twenty", "Guided", "euro"]) {
+    assert.ok(!found.some((name) => name.toLowerCase() === wrong.toLowerCase()), `${wrong} in ${found.join(", ")}`);
+  }
+  for (const right of ["white bread", "dough", "loaf", "biggest loaf", "oven", "opening hours", "Adults"]) assert.ok(found.includes(right), `${right} missing from ${found.join(", ")}`);
+});
+
+/** test-data/lite-entities-labelled.json: the indexed text of real videos and every entity read from it, labelled. */
+interface LabelledEntities {
+  videos: { video: string; clips: { startSecond: number; endSecond: number; transcript: string; screen: string; visual: string }[] }[];
+  labels: { video: string; name: string; type: string; right: boolean; reason: string }[];
+}
+
+test("on the text of the real media and the demo's videos, at least 80% of the entities are right by hand labels", () => {
+  const data = JSON.parse(readFileSync(new URL("../../test-data/lite-entities-labelled.json", import.meta.url), "utf8")) as LabelledEntities;
+  const labels = new Map(data.labels.map((label) => [`${label.video}\u0000${entityNameKey(label.name)}`, label]));
+  const unlabelled: string[] = [];
+  const wrong: string[] = [];
+  let right = 0;
+  const shown = new Map<string, string[]>();
+  for (const { video, clips } of data.videos) {
+    // As ingest reads them: clips → chunks → entities keyed by name, one entry per distinct entity of the video.
+    const graph = buildLiteVideoGraph(clips.map((clip, index) => ({ ...clip, videoId: video, index })));
+    const entities = new Map(graph.extractions.flatMap((extraction) => extraction.entities.map((entity) => [entity.nameKey, entity] as const)));
+    shown.set(video, [...entities.values()].map((entity) => entity.name));
+    for (const entity of entities.values()) {
+      const label = labels.get(`${video}\u0000${entity.nameKey}`);
+      if (!label) unlabelled.push(`${video}: ${entity.name} (${entity.type})`);
+      else if (label.right) right++;
+      else wrong.push(`${entity.name} (${label.reason})`);
+    }
+  }
+  assert.deepEqual(unlabelled, [], "every entity found must be labelled in test-data/lite-entities-labelled.json");
+  const total = right + wrong.length;
+  const precision = right / total;
+  console.log(`lite entities on labelled media text: precision ${precision.toFixed(3)} (${right} of ${total} right); wrong: ${wrong.join(", ")}`);
+  assert.ok(total >= 80, `only ${total} entities`);
+  assert.ok(precision >= 0.8, `precision ${precision.toFixed(3)}; wrong: ${wrong.join(", ")}`);
+  // The video page's examples from the issue.
+  const popeye = shown.get("popeye_vobsub.mkv") ?? [];
+  assert.ok(popeye.includes("Popeye") && popeye.includes("lifeboat"), popeye.join(", "));
+  for (const name of ["H-H-Help", "Help", "Nonono", "Ohh", "biggest", "drop"]) assert.ok(!popeye.includes(name), `${name} in ${popeye.join(", ")}`);
 });
 
 test("a real lowercase transcript without punctuation yields its subject's phrases", { skip: needsShared }, () => {

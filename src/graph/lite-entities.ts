@@ -1,209 +1,25 @@
 // Entities and relations from text with no model: capitalised names and frequent noun phrases, related when they are
 // mentioned in the same sentence. The offline fallback for the graph; it runs over every transcript at ingest, so it is
-// one scan of the characters plus counting, with what is known about each written word memoised across calls.
+// one scan of the characters plus counting, with what is known about each written word (lite-words.ts) memoised.
 
 import type { ExtractedEntity, ExtractedRelation } from "../spec/index.js";
-import { englishStopwords } from "../text/index.js";
-import { entityNameKey, singularWord } from "./entity-name-key.js";
+import { entityNameKey } from "./entity-name-key.js";
+import { WordClass, forgetWordsWhenFull, isWordCharacter, stutterLength, wordInfo, type WordInfo } from "./lite-words.js";
 
 /** The extractor id `buildVideoGraph` records for this extractor; bump it when its output changes. */
-export const liteExtractorId = "lite-entities@1";
+export const liteExtractorId = "lite-entities@2";
 
-/** Frequent verbs that are rarely what a video is about, by their base form; `verbForms` adds -s, -ed and -ing. */
-const frequentVerbs = `ask become begin believe bring buy call choose come consider continue create decide describe eat
-  enjoy expect explain fall feel find follow forget get give go grab guess happen hate hear help hope imagine include keep
-  know laugh learn leave let like look love make mean meet mention need notice pay pick prefer pretend put realize
-  recommend remember say see seem send show sit speak spend stand start stay subscribe suggest suppose take talk tell thank
-  think try understand use wait walk want wonder worry write`;
-
-/** Irregular and doubled forms `verbForms` cannot derive. */
-const irregularVerbForms = `became began bought brought came chose chosen did done ate eaten fell fallen felt found forgot
-  forgotten gave given went gone got gotten getting heard kept knew known left made meant met paid put putting said saw
-  seen sat sitting spoke spoken spent stood took taken told thought understood wrote written letting`;
-
-/**
- * Adverbs, fillers, vague nouns, numbers and a few adjectives that say nothing about a video's subject. With the verbs,
- * they break a noun phrase as stopwords do, and a capitalised one at a sentence start is not a name ("Really nice").
- */
-const otherBreakers = `actually basically really probably maybe definitely certainly literally pretty quite rather simply
-  totally exactly obviously usually always never often sometimes already still even ever almost finally quickly slowly
-  easily especially together instead anyway though although however therefore else perhaps enough away today tomorrow
-  yesterday tonight later soon right well yes yeah hey hello welcome thanks please kinda sorta gotta hmm mhm wow cool
-  awesome amazing perfect ready thing things stuff something anything everything nothing someone anyone everyone
-  somebody everybody lot lots bit way ways guys guy folks kind sort one two three four five six seven eight nine ten
-  hundred thousand second third fourth fifth another every many much several whatever wherever whenever sure able
-  couple likely unless since around back course sorry video videos channel`;
-
-function verbForms(bases: string): string[] {
-  return words(bases).flatMap((base) => {
-    const stem = base.endsWith("e") ? base.slice(0, -1) : base;
-    const third = /(?:s|sh|ch|x|o)$/.test(base) ? `${base}es` : /[^aeiou]y$/.test(base) ? `${base.slice(0, -1)}ies` : `${base}s`;
-    const past = base.endsWith("e") ? `${base}d` : /[^aeiou]y$/.test(base) ? `${base.slice(0, -1)}ied` : `${base}ed`;
-    return [base, third, past, `${stem}ing`];
-  });
-}
-
-function words(list: string): string[] {
-  return list.split(/\s+/).filter(Boolean);
-}
-
-const phraseBreakers: ReadonlySet<string> = new Set([
-  ...verbForms(frequentVerbs),
-  ...words(irregularVerbForms),
-  ...words(otherBreakers),
-]);
-
-/**
- * Imperatives that start many how-to sentences ("Cut the rope."): common enough that, capitalised at a sentence start,
- * they are no name, though they may well be the subject of a phrase ("a clean cut", "fresh paint").
- */
-const sentenceStarters: ReadonlySet<string> = new Set(
-  words(`add apply attach bake boil check chop clean close connect cook cover cut drain drill dry fill finish fold fry heat
-  hold insert install lay lift loosen lower mark measure melt mix move open paint peel place plant pour press pull push
-  remove repeat replace rinse roll rotate sand screw season serve set slice slide spray spread sprinkle stir stop taste
-  tie tighten trim turn twist wash water wipe wrap next first then finally`),
-);
-
-/** Common adjectives: fine inside a phrase ("cast iron skillet") and in names ("Great Britain"), never at a phrase's edge. */
-const edgeOnly: ReadonlySet<string> = new Set(
-  words(`good great nice big small little bad best better new old different whole certain real main important easy hard
-  simple possible entire full high low long short large huge tiny next last first tall regular tasty super free fresh
-  clean dry wet hot cold warm thick thin soft dark heavy strong fine quick bigger smaller longer shorter thicker thinner
-  easier harder faster higher lower larger wider deeper`),
-);
-
-/** -ly words that are nouns, not adverbs ("power supply"). */
-const lyNouns: ReadonlySet<string> = new Set(
-  words(`family supply assembly butterfly dragonfly firefly italy jelly belly anomaly monopoly rally reply lily holly
-  tally bully`),
-);
-
-/**
- * Participles ("purchased") and adverbs ("carefully") by their endings: an -ed word may sit inside a phrase ("stained
- * glass window") but not at its edge, an -ly word not at all. Too short or -eed words ("shed", "seed") are nouns.
- */
-function suffixClass(lower: string): WordClass | undefined {
-  if (lower.length >= 5 && lower.endsWith("ed") && !lower.endsWith("eed")) return WordClass.Edge;
-  if (lower.length >= 6 && lower.endsWith("ly") && !lyNouns.has(lower)) return WordClass.Break;
-  return undefined;
-}
-
-/** Lowercase words allowed inside a name between capitalised words ("Popeye the Sailor", "Bank of America"). */
-const nameConnectors: ReadonlySet<string> = new Set(["of", "the", "de", "du", "da", "del", "la", "le", "van", "von"]);
+/** Numbers each extraction for the words' usage stamps. */
+let extractionNumber = 0;
 
 /** Sentences longer than this (speech without punctuation) are read in windows of `windowWords`. */
 const longestSentenceWords = 40;
 const windowWords = 25;
 /** Most words in a name, connectors included. */
 const longestNameWords = 5;
-/** All-caps words up to this length are acronyms (TV, NASA); longer ones are shouting and read as ordinary words. */
-const longestAcronym = 4;
 const descriptionChars = 200;
 /** Longest bracketed caption annotation skipped, brackets included. */
 const longestAnnotation = 40;
-
-const enum WordClass {
-  /** Stopwords, contractions, fillers, numbers, words under three letters: never part of a phrase. */
-  Break,
-  /** Inside a phrase, not at its edge. */
-  Edge,
-  Content,
-}
-
-/** What is known about a written word regardless of where it appears. */
-interface WordInfo {
-  /** Lowercase, possessive 's dropped. */
-  lower: string;
-  singular: string;
-  wordClass: WordClass;
-  /** Starts with a capital (acronyms included, shouted words not). */
-  capitalised: boolean;
-  /** Capitalised and usable in a name: not a stopword, filler, number or single letter. */
-  nameWord: boolean;
-  connector: boolean;
-  /** A word common enough that, capitalised at a sentence start, it is probably not a name. */
-  common: boolean;
-  /** Shared by every written form of the same lowercase word: how the current text writes it. */
-  usage: WordUsage;
-}
-
-/**
- * Which extraction last saw a word written in lowercase, or capitalised other than at a sentence start. Stamps rather
- * than per-call sets: a set lookup per word was a fifth of the extractor's time.
- */
-interface WordUsage {
-  lowercaseIn: number;
-  capitalisedInsideIn: number;
-}
-
-const wordUsages = new Map<string, WordUsage>();
-/** Numbers each extraction for the usage stamps. */
-let extractionNumber = 0;
-
-/**
- * Memo of `wordInfo` by the word as written, a few MB at most. Cleared between texts once full, never inside one, so a
- * text's usage stamps stay on one set of entries; a corpus's vocabulary is usually far smaller.
- */
-const wordInfos = new Map<string, WordInfo>();
-const wordInfoLimit = 100_000;
-
-function forgetWordsWhenFull(): void {
-  if (wordInfos.size < wordInfoLimit) return;
-  wordInfos.clear();
-  wordUsages.clear();
-}
-
-function wordInfo(raw: string): WordInfo {
-  const known = wordInfos.get(raw);
-  if (known) return known;
-  const info = describeWord(raw);
-  wordInfos.set(raw, info);
-  return info;
-}
-
-function describeWord(raw: string): WordInfo {
-  let lower = raw.toLowerCase().replace(/’/g, "'");
-  const apostrophe = lower.indexOf("'");
-  let contraction = false;
-  if (apostrophe > 0) {
-    const prefix = lower.slice(0, apostrophe);
-    const suffix = lower.slice(apostrophe + 1);
-    if (englishStopwords.has(prefix) || /^(?:t|re|ve|ll|d|m)$/.test(suffix)) contraction = true;
-    else if (suffix === "s") lower = prefix;
-  }
-  let letters = 0;
-  let hasDigit = false;
-  for (let index = 0; index < lower.length; index++) {
-    const code = lower.charCodeAt(index);
-    if ((code >= 48 && code <= 57) || (code > 127 && /\p{N}/u.test(lower.charAt(index)))) hasDigit = true;
-    else if (isWordCharacter(code)) letters++;
-  }
-  const stop = contraction || englishStopwords.has(lower);
-  const wordClass =
-    stop || hasDigit || letters < 3 || phraseBreakers.has(lower)
-      ? WordClass.Break
-      : edgeOnly.has(lower)
-        ? WordClass.Edge
-        : (suffixClass(lower) ?? WordClass.Content);
-
-  const first = raw.charAt(0);
-  const upperFirst = first !== first.toLowerCase();
-  const shouted = raw.length > longestAcronym && raw === raw.toUpperCase();
-  const capitalised = upperFirst && !shouted;
-  const common = wordClass !== WordClass.Content || lower.endsWith("ing") || sentenceStarters.has(lower);
-  let usage = wordUsages.get(lower);
-  if (!usage) wordUsages.set(lower, (usage = { lowercaseIn: 0, capitalisedInsideIn: 0 }));
-  return {
-    usage,
-    lower,
-    singular: wordClass === WordClass.Break ? lower : singularWord(lower),
-    wordClass,
-    capitalised,
-    nameWord: capitalised && !stop && !hasDigit && letters >= 2 && !phraseBreakers.has(lower),
-    connector: nameConnectors.has(lower),
-    common,
-  };
-}
 
 export interface LiteEntitiesOptions {
   /** Most entities returned, best first. Default 20. */
@@ -225,12 +41,16 @@ interface Candidate {
 
 /**
  * Named entities (runs of capitalised words; a sentence-initial one only when it is capitalised elsewhere too or is no
- * common word) typed "name", and noun phrases of one to three content words typed "concept", ranked by how often they
- * occur: a phrase seen twice outranks its single words, and a word counts only where no frequent longer phrase holds
- * it. Each is described by the first sentence mentioning it. Entities mentioned in the same sentence (or the same
- * 25-word window of unpunctuated speech) are related, strength = how often (at most 10); the most frequent pairs are
- * kept, as many as there are entities (three times as many doubled the graph's rows and its ingest time, and changed
- * graph retrieval's recall@10 on the how-to questions by 0.002). Deterministic.
+ * common word, and no command such as "Knead the dough"; a lone capitalised adjective is a title's, not a name) typed
+ * "name", and noun phrases of one to three content words typed "concept" (a single word only where it is used more as a
+ * noun than as a verb: "we bake", "don't drop me" are verbs), ranked by how often they occur: a phrase seen twice
+ * outranks its single words, and a word counts only where no frequent longer phrase holds it. Each is described by the
+ * first sentence mentioning it. Entities mentioned in the same sentence (or the same 25-word window of unpunctuated
+ * speech) are related, strength = how often (at most 10); the most frequent pairs are kept, as many as there are
+ * entities (three times as many doubled the graph's rows and its ingest time, and changed graph retrieval's recall@10
+ * on the how-to questions by 0.002). Precision on test-data/lite-entities-labelled.json (the real media's text, every
+ * entity labelled by hand): 0.586 before these verb, adjective, interjection, stutter and unit rules, 0.903 with them.
+ * Deterministic.
  */
 export function extractLiteEntities(
   text: string,
@@ -255,7 +75,7 @@ interface Tokens {
   count: number;
   starts: Int32Array;
   ends: Int32Array;
-  /** 0: only spaces before the word; 1: punctuation (a phrase break); 2: a sentence end. */
+  /** What stands before each word, a `Gap`. */
   gapBefore: Uint8Array;
   /** Segment (sentence or window) of each word; segment bounds in words. */
   segmentOf: Int32Array;
@@ -265,12 +85,6 @@ interface Tokens {
   stamp: number;
   /** Excerpts of segments short enough to be shown whole, by segment: many entities and pairs share a sentence. */
   excerpts: Map<number, string>;
-}
-
-/** Letters and digits of any script; ASCII is tested by code, since a regex per character was the extractor's cost. */
-function isWordCharacter(code: number): boolean {
-  if (code < 128) return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
-  return /[\p{L}\p{N}]/u.test(String.fromCharCode(code));
 }
 
 /** Characters that join two runs of letters into one word: apostrophes ("don't"), hyphens, and "10.22", "43,560". */
@@ -319,29 +133,49 @@ function tokenize(text: string): Tokens {
     const end = wordEnd(text, start);
     const gap = gapKind(text, previousEnd, start);
     const index = tokens.infos.length;
-    if (gap === 2 && index > 0) sentence++;
-    const info = wordInfo(text.slice(start, end));
+    if (gap === Gap.Sentence && index > 0) sentence++;
+    let raw = text.slice(start, end);
+    // A stutter ("H-H-Help", "P-P-Popeye") is the word it leads to.
+    const stutter = raw.includes("-") ? stutterLength(raw) : 0;
+    if (stutter > 0) {
+      start += stutter;
+      raw = raw.slice(stutter);
+    }
+    const info = wordInfo(raw);
     tokens.infos.push(info);
     tokens.starts[index] = start;
     tokens.ends[index] = previousEnd = end;
     start = end - 1;
-    tokens.gapBefore[index] = index === 0 ? 2 : gap;
+    tokens.gapBefore[index] = index === 0 ? Gap.Sentence : gap;
     sentenceOf[index] = sentence;
     if (!info.capitalised) info.usage.lowercaseIn = tokens.stamp;
-    else if (index > 0 && gap !== 2) info.usage.capitalisedInsideIn = tokens.stamp;
+    else if (index > 0 && gap !== Gap.Sentence && gap !== Gap.Line) info.usage.capitalisedInsideIn = tokens.stamp;
   }
   tokens.count = tokens.infos.length;
   segmentSentences(tokens, sentenceOf);
   return tokens;
 }
 
-/** 2 when the text between two words ends a sentence, 1 when it holds other punctuation, 0 for spaces only. */
-function gapKind(text: string, from: number, to: number): number {
-  let kind = 0;
+/** What separates two words; `Gap.Sentence` and `Gap.Line` start a word where a capital proves nothing. */
+const enum Gap {
+  Space,
+  /** Punctuation: a phrase break. */
+  Punctuation,
+  Sentence,
+  /**
+   * The " / " between on-screen lines: titles and list items start with a capital, as sentences do. (A newline is a
+   * space: transcripts wrap sentences over caption lines.)
+   */
+  Line,
+}
+
+function gapKind(text: string, from: number, to: number): Gap {
+  let kind = Gap.Space;
   for (let index = from; index < to; index++) {
     const code = text.charCodeAt(index);
-    if (code === 46 || code === 33 || code === 63 || code === 0x2026) return 2; // . ! ? …
-    if (code > 32 && code !== 160) kind = 1;
+    if (code === 46 || code === 33 || code === 63 || code === 0x2026) return Gap.Sentence; // . ! ? …
+    if (code === 47) kind = Gap.Line; // /
+    else if (code > 32 && code !== 160 && kind === Gap.Space) kind = Gap.Punctuation;
   }
   return kind;
 }
@@ -369,12 +203,32 @@ function segmentSentences(tokens: Tokens, sentenceOf: Int32Array): void {
 interface Counted {
   names: Map<string, Candidate>;
   phrases: Map<string, Candidate>;
+  /** How often each single word (by its singular) was used as a verb and as a noun, where the words around tell. */
+  usedAs: Map<string, { verb: number; noun: number }>;
 }
+
+/** Words after which the next word is a verb: subjects, modals, "to", negations ("we bake", "don't drop", "to end"). */
+const beforeVerbs: ReadonlySet<string> = new Set(
+  `i we you they he she it will would can could should must shall may might to don't doesn't didn't won't can't let's
+  please`.split(/\s+/),
+);
+/** Words a verb takes as its object's first word ("knead the dough", "man the lifeboats", "drop me"). */
+const objectStarts: ReadonlySet<string> = new Set(
+  "the a an this these those my your his its our their me him them us it some".split(" "),
+);
+/** Words after which the next word is a noun: determiners and prepositions ("the dough", "of flour"). */
+const beforeNouns: ReadonlySet<string> = new Set(
+  `the a an this these those my your his her its our their some any no each every another of with for in on into from
+  about under over without through between`.split(/\s+/),
+);
+/** Numbers after an imperative at a sentence start ("Mix five hundred grams", "Copy one file"). */
+const numberWords: ReadonlySet<string> = new Set("one two three four five six seven eight nine ten".split(" "));
 
 function countCandidates(text: string, tokens: Tokens): Counted {
   const { infos, gapBefore, segmentOf } = tokens;
   const names = new Map<string, Candidate>();
   const phrases = new Map<string, Candidate>();
+  const usedAs = new Map<string, { verb: number; noun: number }>();
   /** Counts one occurrence; true when the key is new and the caller must add it. */
   const counted = (map: Map<string, Candidate>, key: string, first: number, preferred: boolean): boolean => {
     const known = map.get(key);
@@ -388,12 +242,29 @@ function countCandidates(text: string, tokens: Tokens): Counted {
   const add = (map: Map<string, Candidate>, key: string, display: string, first: number, words: number, isName: boolean) => {
     map.set(key, { key, display, isName, words, count: 1, firstToken: first, segments: [segmentOf[first] as number] });
   };
+  /** The word after `index` when only spaces separate them. */
+  const nextWord = (index: number): WordInfo | undefined => (gapBefore[index + 1] === Gap.Space ? infos[index + 1] : undefined);
+  /** A word starting a sentence or a line and followed by its object is an imperative ("Knead the dough"). */
+  const imperative = (index: number): boolean => {
+    const next = nextWord(index)?.lower;
+    // A command is a verb's base form: "Adults 12 euros" is a price list.
+    if (next === undefined || (infos[index] as WordInfo).singular !== (infos[index] as WordInfo).lower) return false;
+    if (numberWords.has(next) || /^\d/.test(next)) return true;
+    // "Popeye the Sailor" is a name joined by "the", "Knead the dough" a command.
+    return objectStarts.has(next) && nextWord(index + 1)?.capitalised !== true;
+  };
 
   // A name is a run of name words, possibly joined by connectors; `nameStart` is its first word, `nameLast` its last.
   let nameStart = -1;
   let nameLast = -1;
   const closeName = (): void => {
     if (nameStart < 0) return;
+    const only = nameStart === nameLast ? (infos[nameStart] as WordInfo) : undefined;
+    // A lone capitalised adjective or participle is a title's first word ("Simple", "Guided"), not a name.
+    if (only && only.wordClass !== WordClass.Content) {
+      nameStart = -1;
+      return;
+    }
     let key = "";
     for (let index = nameStart; index < nameLast; index++) key += `${(infos[index] as WordInfo).lower} `;
     key += (infos[nameLast] as WordInfo).singular;
@@ -403,14 +274,14 @@ function countCandidates(text: string, tokens: Tokens): Counted {
     }
     nameStart = -1;
   };
-  // Consecutive phrase words (content or edge) ending at the current word, up to 3.
+  // Consecutive phrase words (any class but Break) ending at the current word, up to 3.
   let run = 0;
 
   for (let index = 0; index < infos.length; index++) {
     const info = infos[index] as WordInfo;
-    const gap = gapBefore[index] as number;
-    const initial = gap === 2;
-    if (gap !== 0) {
+    const gap = gapBefore[index] as Gap;
+    const initial = gap === Gap.Sentence || gap === Gap.Line;
+    if (gap !== Gap.Space) {
       closeName();
       run = 0;
     }
@@ -419,7 +290,7 @@ function countCandidates(text: string, tokens: Tokens): Counted {
       info.nameWord &&
       (!initial ||
         info.usage.capitalisedInsideIn === tokens.stamp ||
-        (info.usage.lowercaseIn !== tokens.stamp && !info.common));
+        (info.usage.lowercaseIn !== tokens.stamp && !info.common && !imperative(index)));
     if (isName) {
       if (nameStart >= 0 && index - nameStart >= longestNameWords) closeName();
       if (nameStart < 0) nameStart = index;
@@ -434,21 +305,40 @@ function countCandidates(text: string, tokens: Tokens): Counted {
       continue;
     }
     run = run < 3 ? run + 1 : 3;
-    if (info.wordClass !== WordClass.Content) continue;
+    const previous = index > 0 ? (infos[index - 1] as WordInfo) : undefined;
+    if (info.wordClass === WordClass.Content) {
+      // Where the neighbours tell a verb from a noun, count it: a word used only as a verb is no subject alone.
+      const before = gap === Gap.Space ? previous : undefined;
+      const asVerb =
+        (before !== undefined && beforeVerbs.has(before.lower)) ||
+        ((gap !== Gap.Space || before?.capitalised === true) && objectStarts.has(nextWord(index)?.lower ?? "")) ||
+        (initial && imperative(index));
+      const asNoun =
+        before !== undefined &&
+        (beforeNouns.has(before.lower) || before.wordClass === WordClass.Edge || before.wordClass === WordClass.Leading);
+      if (asVerb || asNoun) {
+        const usage = usedAs.get(info.singular) ?? { verb: 0, noun: 0 };
+        if (asVerb) usage.verb++;
+        else usage.noun++;
+        usedAs.set(info.singular, usage);
+      }
+    }
+    if (info.wordClass !== WordClass.Content && info.wordClass !== WordClass.PhraseOnly) continue;
     // The singular form, where the text uses it, is the one shown.
     const preferred = info.singular === info.lower;
-    if (!counted(phrases, info.singular, index, preferred)) add(phrases, info.singular, info.singular, index, 1, false);
-    if (run < 2) continue;
-    const previous = infos[index - 1] as WordInfo;
+    if (info.wordClass === WordClass.Content && !counted(phrases, info.singular, index, preferred)) {
+      add(phrases, info.singular, info.singular, index, 1, false);
+    }
+    if (run < 2 || !previous) continue;
     // "stir stir stir" is emphasis, not a phrase.
     if (previous === info) continue;
-    if (previous.wordClass === WordClass.Content) {
+    if (startsPhrase(previous)) {
       const key = `${previous.lower} ${info.singular}`;
       if (!counted(phrases, key, index - 1, preferred)) add(phrases, key, `${previous.lower} ${info.lower}`, index - 1, 2, false);
     }
     if (run < 3) continue;
     const before = infos[index - 2] as WordInfo;
-    if (before.wordClass === WordClass.Content && before !== previous) {
+    if (startsPhrase(before) && before !== previous) {
       const key = `${before.lower} ${previous.lower} ${info.singular}`;
       if (!counted(phrases, key, index - 2, preferred)) {
         add(phrases, key, `${before.lower} ${previous.lower} ${info.lower}`, index - 2, 3, false);
@@ -456,7 +346,12 @@ function countCandidates(text: string, tokens: Tokens): Counted {
     }
   }
   closeName();
-  return { names, phrases };
+  return { names, phrases, usedAs };
+}
+
+/** Whether a word may be a phrase's first word. */
+function startsPhrase(info: WordInfo): boolean {
+  return info.wordClass === WordClass.Content || info.wordClass === WordClass.Leading || info.wordClass === WordClass.PhraseOnly;
 }
 
 /** Weight of a phrase by its length and count: a repeated phrase says more than its words, a one-off less. */
@@ -468,7 +363,7 @@ function phraseWeight(words: number, count: number): number {
 
 const nameBoost = 1.5;
 
-function rankCandidates({ names, phrases }: Counted, tokens: Tokens, maxEntities: number): Candidate[] {
+function rankCandidates({ names, phrases, usedAs }: Counted, tokens: Tokens, maxEntities: number): Candidate[] {
   for (const [key, name] of names) {
     const phrase = phrases.get(key);
     if (!phrase) continue;
@@ -507,6 +402,9 @@ function rankCandidates({ names, phrases }: Counted, tokens: Tokens, maxEntities
     best.splice(at, 0, { candidate, score });
   };
   for (const phrase of phrases.values()) {
+    const usage = phrase.words === 1 ? usedAs.get(phrase.key) : undefined;
+    // "we bake", "Bake the loaf": a word used more as a verb than as a noun is no subject alone.
+    if (usage && usage.verb > usage.noun) continue;
     const residual = phrase.count - (coveredBy.get(phrase.key) ?? 0);
     offer(phrase, residual * phraseWeight(phrase.words, phrase.count));
   }

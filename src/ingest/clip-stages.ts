@@ -6,6 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { extractAudio, frameHash, grayFrameAt, hashDistance, sampleGapFrames } from "../media/index.js";
+import { liteExtractorId } from "../graph/index.js";
 import { mapConcurrent } from "../providers/runtime/index.js";
 import type {
   ClipSignals,
@@ -266,7 +267,8 @@ export function derivedStageKeys(settings: ExtractionSettings): Record<"embeddin
     embeddings: settingsKey({ version: 1, embedder: textEmbedder?.id ?? null }),
     graph: settingsKey({
       version: 1,
-      extractor: graph.model?.id ?? null,
+      // The lite extractor has a version too: a library built by an older one re-extracts its graph.
+      extractor: graph.model?.id ?? liteExtractorId,
       glean: graph.model ? graph.glean : null,
       embedder: graph.embedder?.id ?? null,
       chunkTokens: graph.chunkTokens,

@@ -4,6 +4,7 @@
 
 import { imageSpace, textSpace } from "../spec/index.js";
 import type { ClipMatch, HitProvenance, ImageTextEncoder, Store, TextEmbedder, VectorMatch } from "../spec/index.js";
+import { visualWordsDetail } from "./hit-evidence.js";
 import { lexicalRetriever } from "./lexical-settings.js";
 import { analyzeQuery, termKey, tokenize } from "./query-analyzer.js";
 import { rankLexicalClips } from "./search-moments.js";
@@ -94,6 +95,6 @@ export async function visualClips(
     const seen = (segments.get(clipKey(clip)) ?? [])
       .filter((segment) => segment.source === "visual" && tokenize(segment.text).some((word) => keys.has(termKey(word))));
     const first = seen.reduce<number | undefined>((earliest, segment) => Math.min(earliest ?? Infinity, segment.startSecond), undefined);
-    return { detail: "detections and tags", ...(first === undefined ? {} : { frameSecond: Math.max(first, clip.startSecond) }) };
+    return { detail: visualWordsDetail, ...(first === undefined ? {} : { frameSecond: Math.max(first, clip.startSecond) }) };
   });
 }

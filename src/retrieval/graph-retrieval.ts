@@ -31,13 +31,16 @@ interface ChunkTally {
  * Clips best first. An entity counts by its match strength relative to the best match (a name that carries every
  * keyword counts 1; one sharing a single common word counts little), so a chunk carrying the question's specific
  * entities outranks one that mentions many loosely related ones. Inside a chunk, clips that name more of the matched
- * entities come first.
+ * entities come first, and only clips whose own text (said, shown or seen) holds a keyword, or its stem, are returned:
+ * an entity matched by its description alone ("person", described as seen with cars) leads to chunks that may never
+ * mention what was asked.
  */
 export async function graphClips(store: Store, keywords: string[], options: ClipRetrieverOptions): Promise<ScoredClip[]> {
   const weights = new Map<string, number>();
   for (const keyword of keywords) for (const word of analyzeText(keyword)) weights.set(word, (weights.get(word) ?? 0) + 1);
   if (weights.size === 0 || options.limit <= 0) return [];
   const terms = [...weights].map(([text, weight]) => ({ text, weight }));
+  const keywordKeys = new Set([...weights.keys()].map(termKey));
   const matches = await store.searchEntities({ terms, limit: matchedEntities, ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
   const bestScore = matches[0]?.score ?? 1;
   const entities = matches.filter((entity) => entity.score >= minimumShareOfBest * bestScore);
@@ -89,10 +92,11 @@ export async function graphClips(store: Store, keywords: string[], options: Clip
     );
     // Which clip of the chunk names the most matched entities: a tenth of a point each, below one entity's weight.
     const inChunk = documents
-      .map((document) => {
+      .flatMap((document) => {
         const words = new Set(tokenize(`${document.transcript} ${document.screen} ${document.visual}`).map(termKey));
+        if (![...keywordKeys].some((key) => words.has(key))) return [];
         const named = nameKeys.filter((key) => key.length > 0 && key.every((word) => words.has(word))).length;
-        return { document, score: chunk.score + named / (10 * Math.max(1, names.length)) };
+        return [{ document, score: chunk.score + named / (10 * Math.max(1, names.length)) }];
       })
       .sort((a, b) => b.score - a.score || a.document.index - b.document.index);
     for (const { document, score } of inChunk) {

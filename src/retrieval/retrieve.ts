@@ -21,8 +21,9 @@ import { VideoRagError, retrievalDefaults, retrievalModes, toVideoRagError } fro
 import { bm25Clips, clipKey, denseClips, visualClips, type ScoredClip } from "./clip-retrievers.js";
 import { reciprocalRankFusion } from "./fusion.js";
 import { graphClips } from "./graph-retrieval.js";
+import { momentWords, withEvidence } from "./hit-evidence.js";
 import { describeMoments, mergeClipMatches } from "./moments.js";
-import { analyzeQuery } from "./query-analyzer.js";
+import { analyzeQuery, termKey, tokenize } from "./query-analyzer.js";
 import { entityKeywords, sceneDescription } from "./query-rewrite.js";
 import { judgeRelevance } from "./relevance-filter.js";
 import { retrieveVideos } from "./video-retrieval.js";
@@ -221,7 +222,10 @@ export async function retrieve(store: Store, question: string, options: Retrieve
   return result(clips, { ...(words ? { keywords: words } : {}), ...(description ? { scene: description } : {}) });
 }
 
-/** Retrieved clips → moments as hits: touching clips merged, each naming every retriever and how it found them. */
+/**
+ * Retrieved clips → moments as hits: touching clips merged, each naming every retriever and how it found them, with the
+ * moment's words that match the question (or its rewritten keywords).
+ */
 export async function retrievalHits(store: Store, question: string, retrieval: Retrieval, limit: number): Promise<Hit[]> {
   const { terms } = analyzeQuery([question, ...(retrieval.keywords ?? [])].join(" "));
   const provenanceOf = new Map(retrieval.clips.map((clip) => [clipKey(clip), clip.provenance]));
@@ -240,7 +244,19 @@ export async function retrievalHits(store: Store, question: string, retrieval: R
     }
     return [...best.values()];
   });
-  // All moments described together (one read of their videos and segments); each hit names its own retrievers.
-  const described = await describeMoments(store, moments, terms, (at) => (provenances[at] ?? []).map((found) => found.retriever).join("+") || "bm25");
-  return described.flatMap((hit, at) => (hit ? [{ ...hit, provenance: provenances[at] ?? [] }] : []));
+  // All moments described together (one read of their videos and segments, one of their clips); each hit names its own
+  // retrievers and the words of its clips they matched.
+  const [described, documents] = await Promise.all([
+    describeMoments(store, moments, terms, (at) => (provenances[at] ?? []).map((found) => found.retriever).join("+") || "bm25"),
+    store.getClips(moments.flatMap((moment) => moment.clipIndexes.map((clipIndex) => ({ videoId: moment.videoId, clipIndex })))),
+  ]);
+  const clipDocuments = new Map(documents.map((document) => [clipKey({ videoId: document.videoId, clipIndex: document.index }), document]));
+  const termKeys = new Set(terms.flatMap((term) => tokenize(term.text).map(termKey)));
+  return described.flatMap((hit, at) => {
+    const moment = moments[at];
+    if (!hit || !moment) return [];
+    const clips = moment.clipIndexes.flatMap((clipIndex) => clipDocuments.get(clipKey({ videoId: moment.videoId, clipIndex })) ?? []);
+    const words = momentWords(clips, termKeys);
+    return [{ ...hit, provenance: (provenances[at] ?? []).map((found) => withEvidence(found, words)) }];
+  });
 }

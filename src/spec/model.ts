@@ -82,7 +82,7 @@ export interface HitProvenance {
   entities?: string[];
   /** Visual: the best-matching sampled frame. */
   frameSecond?: number;
-  /** A short note, e.g. "detections and tags" when no image-text encoder was configured. */
+  /** The evidence in words: what matched ("words: car, cars", "detections and tags: car"), or a short note. */
   detail?: string;
 }
 
