@@ -95,7 +95,8 @@ describe("a killed ingest leaves no program running and no file outside the libr
     const exited = new Promise<void>((resolve) => cli.once("exit", () => resolve()));
     try {
       const recognizers = await waitFor(() => {
-        const found = childrenOf(cliPid).filter((pid) => commandLine(pid).some((part) => part.endsWith("pocketsphinx_continuous")));
+        // Decoding a file, not the registry's check that the program is installed.
+        const found = childrenOf(cliPid).filter((pid) => commandLine(pid).some((part) => part.endsWith("pocketsphinx_continuous")) && commandLine(pid).includes("-infile"));
         return found.length > 0 ? found : undefined;
       }, 90_000, "pocketsphinx to start");
       // Its audio is in this process's scratch inside the library, not in the system's temp folder.
