@@ -87,12 +87,20 @@ function launcherWithDeathSignal(): string | null {
   return deathSignalLauncher;
 }
 
+// Programs found, by PATH and name: ffmpeg is started many times a video, and PATH rarely changes. A program not found
+// is looked for again next time (it may have been installed meanwhile).
+const foundPrograms = new Map<string, string>();
+
 /** The absolute path of `program` on PATH (or as given, when it names a path), if it is there and executable. */
 function findProgram(program: string): string | undefined {
+  const cacheKey = `${process.env.PATH ?? ""}\0${program}`;
+  const cached = foundPrograms.get(cacheKey);
+  if (cached !== undefined) return cached;
   const candidates = program.includes("/") ? [program] : (process.env.PATH ?? "").split(delimiter).filter(Boolean).map((dir) => join(dir, program));
   for (const candidate of candidates) {
     try {
       accessSync(candidate, constants.X_OK);
+      foundPrograms.set(cacheKey, candidate);
       return candidate;
     } catch {
       // Not here: the next folder on PATH.
