@@ -2,7 +2,7 @@
 // dropping numbers that name no evidence. Works on a stream: text is released as soon as it cannot be part of a marker.
 
 import type { Citation } from "../spec/index.js";
-import { formatCitation } from "./citation-format.js";
+import { formatCitation } from "../text/citation-format.js";
 import { citationOf, type Evidence } from "./evidence.js";
 
 /** A model's answer with its evidence numbers checked and rewritten. */

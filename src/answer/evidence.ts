@@ -1,7 +1,7 @@
 // What a language model answers from: numbered moments of the library, their text and (optionally) their frames.
 
 import type { Citation, ImageInput } from "../spec/index.js";
-import { formatTimestamp } from "./citation-format.js";
+import { formatTimestamp } from "../text/citation-format.js";
 
 /** The channel an evidence item's text came from. */
 export type EvidenceKind = "caption" | "transcript" | "screen" | "visual";

@@ -12,7 +12,7 @@ import { analyzeText, termKey } from "../retrieval/index.js";
 import type { Hit, Segment } from "../spec/index.js";
 import { openSqliteStore } from "../store/index.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
-import { stripCitations } from "./citation-format.js";
+import { stripCitations } from "../text/citation-format.js";
 import { extractiveAnswer, termCosine, type ExtractiveInput } from "./extractive-answer.js";
 
 const dir = mkdtempSync(join(tmpdir(), "videorag-extractive-"));

@@ -4,7 +4,7 @@
 // about as long as a person's answer to such a question.
 
 import type { Answer, Citation, Hit, Segment, Warning } from "../spec/index.js";
-import { formatCitation } from "./citation-format.js";
+import { formatCitation } from "../text/citation-format.js";
 
 /** How sentences are chosen; the defaults were cross-validated on the how-to dev questions (`npm run bench lite`). */
 export interface ExtractiveSettings {

@@ -1,5 +1,5 @@
 // Answers: evidence → text with checked citations; the extractive answer needs no model, the LLM answer streams.
-export * from "./citation-format.js";
+export * from "../text/citation-format.js";
 export * from "./extractive-answer.js";
 export { readExtractiveInput } from "./extractive-input.js";
 export type { Evidence, EvidenceKind } from "./evidence.js";

@@ -60,7 +60,7 @@ export const warningSchema = z.object({
 
 export const answerProfileSchema = z.object({
   profile: z.enum(["lite", "language-model"]),
-  strategy: z.enum(["extractive", "language-model", "frames", "re-description"]),
+  strategy: z.enum(["extractive", "language-model", "frames", "re-description", "summaries", "steps", "every-moment"]),
   mode: retrievalModeSchema,
   retrievers: z.array(z.string()),
   models: z.object({ answer: z.string().optional(), dense: z.string().optional(), visual: z.string().optional() }),

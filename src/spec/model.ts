@@ -51,6 +51,31 @@ export interface Frame {
   hash?: string;
 }
 
+/**
+ * A stretch of a video about one topic, found by topic segmentation over its text; chapters are documents of their own,
+ * ranked by BM25 (title, summary, text), and what overview questions and summaries are made from.
+ */
+export interface Chapter {
+  /** 0-based, in time order; chapters tile the video's text without gaps or overlaps. */
+  index: number;
+  startSecond: number;
+  endSecond: number;
+  /** The chapter's slide title, its key phrases, or a language model's title. */
+  title: string;
+  /** One line on what the chapter says: its most central sentence (lite), or a language model's line. */
+  summary: string;
+  /** The chapter's text, its segments in order: what chapter search indexes. */
+  text: string;
+  /** Who wrote title and summary: "lite", or the language model's id. */
+  madeBy: string;
+}
+
+/**
+ * What kind of answer a question wants: a fact (a moment), an overview (what a video or the library is about), a
+ * procedure (ordered steps, as long as people write them), or an enumeration (every matching moment, counted).
+ */
+export type QuestionIntent = "fact" | "overview" | "procedure" | "enumeration";
+
 /** One retrieved moment. */
 export interface Hit {
   videoId: string;
@@ -121,7 +146,7 @@ export interface AnswerProfile {
   profile: "lite" | "language-model";
   /** extractive: sentences of the moments; language-model: written from numbered evidence; frames: with the moments'
    * frames; re-description: with the best moments described again from frames chosen for the question. */
-  strategy: "extractive" | "language-model" | "frames" | "re-description";
+  strategy: "extractive" | "language-model" | "frames" | "re-description" | "summaries" | "steps" | "every-moment";
   mode: RetrievalMode;
   /** The retrievers behind the moments, in a fixed order ("video", "bm25", "dense", "graph", "visual"). */
   retrievers: string[];
@@ -155,4 +180,10 @@ export interface Answer {
   moments?: Hit[];
   /** Deferred work run on the library for this question (incremental libraries). */
   extraction?: AnswerExtraction;
+  /** The kind of answer the question asked for, which chose the strategy. */
+  intent?: QuestionIntent;
+  /** The videos the answer was limited to: given (`videoIds`) or named in the question. */
+  scope?: { videoId: string; title: string }[];
+  /** Enumeration: how many matching moments were found (all of them are in `moments` and `citations`). */
+  count?: number;
 }

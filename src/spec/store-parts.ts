@@ -2,7 +2,7 @@
 // the conformance suite tests each on its own, so a third store, or a part moved to another engine, goes part by part.
 
 import type { Chunk, EntityDescriptionUpdate, EntityMatch, GraphEntity, GraphRelation, GraphStats } from "./graph.js";
-import type { Frame, Segment, SegmentSource, Video } from "./model.js";
+import type { Chapter, Frame, Segment, SegmentSource, Video } from "./model.js";
 import type {
   ClipDocument,
   ClipMatch,
@@ -129,4 +129,30 @@ export interface ExtractionLedger {
   /** Marks `stage` pending, with the new key, on every clip where it was recorded under another key; how many. */
   refreshStageKey(stage: string, key: string): Promise<number>;
   extractionStatus(): Promise<ExtractionStatus>;
+}
+
+/** A chapter ranked by a lexical query. */
+export interface ChapterMatch {
+  videoId: string;
+  chapterIndex: number;
+  startSecond: number;
+  endSecond: number;
+  /** Higher is better. */
+  score: number;
+}
+
+/**
+ * Chapters of ready videos: written with the video (`commitVideo`) and replaced by a write-back that carries them, removed
+ * with the video; ranked as documents of their own.
+ */
+export interface ChapterStore {
+  /** A ready video's chapters in time order; empty when it has none (no text yet) or is not ready. */
+  getChapters(videoId: string): Promise<Chapter[]>;
+  /** The chapters of these ready videos (every ready video when absent), by video id then time. */
+  listChapters(videoIds?: string[]): Promise<(Chapter & { videoId: string })[]>;
+  /**
+   * Best chapters first by BM25 over title (weight 2), summary (weight 1) and text (weight 1), the terms analysed as
+   * clip search analyses them; `videoIds` keeps only chapters of those videos.
+   */
+  searchChapters(query: { terms: { text: string; weight: number }[]; limit: number; videoIds?: string[] }): Promise<ChapterMatch[]>;
 }

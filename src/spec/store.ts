@@ -2,7 +2,7 @@
 // interface a store implements in a file of its own and a conformance suite tests on its own. SQLite is the default.
 
 import type { VideoGraph } from "./graph.js";
-import type { Clip, Frame, Segment, SegmentSource, Video } from "./model.js";
+import type { Chapter, Clip, Frame, Segment, SegmentSource, Video } from "./model.js";
 
 /** Everything a video contributes, written in one transaction when all its stages are done. */
 export interface VideoContent {
@@ -20,6 +20,8 @@ export interface VideoContent {
   signals?: ClipSignals[];
   /** Deferred work per clip and stage, recorded with the video. */
   clipStages?: ClipStageRecord[];
+  /** The video's chapters (topic segmentation of its text), indexed for chapter search. */
+  chapters?: Chapter[];
 }
 
 /** Where one deferred stage stands on one clip. */
@@ -67,6 +69,8 @@ export interface ClipWriteBack {
   replaceFrameVectors?: number[];
   /** The video's whole graph, replacing the stored one (entities it no longer names lose this video's sources). */
   graph?: VideoGraph;
+  /** The video's chapters made again from its new text, replacing all the stored ones; absent: left as they are. */
+  chapters?: Chapter[];
   stages: ClipStageRecord[];
 }
 
@@ -177,12 +181,12 @@ export interface SegmentRange {
   endSecond: number;
 }
 
-import type { ExtractionLedger, GraphStore, TextIndex, VectorIndex, VideoCatalog } from "./store-parts.js";
+import type { ChapterStore, ExtractionLedger, GraphStore, TextIndex, VectorIndex, VideoCatalog } from "./store-parts.js";
 
 /**
  * The whole store: every part over one database, so that a video's commit, a write-back and a removal change all of
  * them in one transaction. A new capability (chapters, speakers) arrives as a part of its own.
  */
-export interface Store extends VideoCatalog, TextIndex, VectorIndex, GraphStore, ExtractionLedger {
+export interface Store extends VideoCatalog, TextIndex, VectorIndex, GraphStore, ExtractionLedger, ChapterStore {
   close(): Promise<void>;
 }

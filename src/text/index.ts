@@ -1,2 +1,3 @@
-// Plain-language text helpers shared by the graph and retrieval layers.
+// Plain-language text helpers shared by the graph, summary and retrieval layers.
+export { analyzeText, termKey, tokenize } from "./analyze-text.js";
 export { englishStopwords, isStopword, minimumContentTerms, questionWords } from "./stopwords.js";

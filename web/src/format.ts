@@ -1,6 +1,6 @@
 // How times, durations, sources and citation markers are written in the UI, matching the CLI and the answers' text.
 
-import { formatTimestamp } from "../../src/answer/citation-format";
+import { formatTimestamp } from "../../src/text/citation-format";
 import type { SegmentSource } from "./api-types";
 
 // One way of writing a second for the CLI, the answers' citation markers and the UI.

@@ -1,0 +1,90 @@
+// The units summaries and chapters are made of: whole utterances, each one or more consecutive spoken segments merged
+// until a sentence ends, a pause falls or it is long enough to stand alone. Auto-captions come as 8-word lines with no
+// punctuation; quoting one line cuts a sentence in half, quoting an utterance does not.
+
+import type { Segment } from "../spec/index.js";
+import { analyzeText, termKey } from "../text/index.js";
+
+/** Consecutive segments of one channel read as one unit, with their content stems. */
+export interface Utterance {
+  startSecond: number;
+  endSecond: number;
+  text: string;
+  source: Segment["source"];
+  /** Content-word stems, in order with repeats. */
+  stems: string[];
+  words: number;
+}
+
+/** Where speech or subtitles come from: what a video says, as opposed to what it shows. */
+export const spokenSources: ReadonlySet<Segment["source"]> = new Set(["subtitle", "speech", "transcript"]);
+
+export interface UtteranceSettings {
+  /** An utterance closes at a sentence end once it has this many words. */
+  minWords: number;
+  /** And always once it has this many. */
+  maxWords: number;
+  /** A silence this long closes it too. */
+  pauseSeconds: number;
+}
+
+export const defaultUtteranceSettings: UtteranceSettings = { minWords: 10, maxWords: 40, pauseSeconds: 1.5 };
+
+const sentenceEnd = /[.!?…]["'”’)\]]*\s*$/;
+const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
+
+/** Stems of a text's content words: what every similarity in summary/ compares. */
+export function contentStems(text: string): string[] {
+  return analyzeText(text).map(termKey);
+}
+
+/**
+ * The spoken segments of a video (subtitles, speech, transcript lines) merged into utterances, in time order; screen
+ * text alone when nothing is said.
+ */
+export function buildUtterances(segments: readonly Segment[], settings: UtteranceSettings = defaultUtteranceSettings): Utterance[] {
+  const sorted = [...segments].sort((a, b) => a.startSecond - b.startSecond);
+  const spoken = sorted.filter((segment) => spokenSources.has(segment.source));
+  const units = spoken.length > 0 ? spoken : sorted.filter((segment) => segment.source === "screen");
+  const utterances: Utterance[] = [];
+  let open: { startSecond: number; endSecond: number; texts: string[]; source: Segment["source"]; words: number } | undefined;
+  const close = (): void => {
+    if (!open) return;
+    const text = open.texts.join(" ").replace(/\s+/g, " ").trim();
+    if (text) utterances.push({ startSecond: open.startSecond, endSecond: open.endSecond, text, source: open.source, stems: contentStems(text), words: open.words });
+    open = undefined;
+  };
+  for (const segment of units) {
+    const text = segment.text.trim();
+    if (!text) continue;
+    if (open && (segment.startSecond - open.endSecond >= settings.pauseSeconds || segment.source !== open.source)) close();
+    open ??= { startSecond: segment.startSecond, endSecond: segment.endSecond, texts: [], source: segment.source, words: 0 };
+    open.texts.push(text);
+    open.endSecond = Math.max(open.endSecond, segment.endSecond);
+    open.words += countWords(text);
+    if (open.words >= settings.maxWords || (open.words >= settings.minWords && sentenceEnd.test(text))) close();
+  }
+  close();
+  return utterances;
+}
+
+/** Term counts of a list of stems. */
+export function termCounts(stems: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const stem of stems) counts.set(stem, (counts.get(stem) ?? 0) + 1);
+  return counts;
+}
+
+/** Cosine similarity of two weighted term vectors, 0..1. */
+export function cosine(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (const [term, weight] of a) {
+    normA += weight * weight;
+    const other = b.get(term);
+    if (other !== undefined) dot += weight * other;
+  }
+  for (const weight of b.values()) normB += weight * weight;
+  return dot === 0 ? 0 : dot / Math.sqrt(normA * normB);
+}
