@@ -4,7 +4,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { answerQuestion, extractiveAnswer, readExtractiveInput, selectClipFrames, type FrameSource, type QuestionExtractionEvent } from "./answer/index.js";
+import { answerQuestion, extractiveAnswer, readExtractiveInput, selectClipFrames, summarizeWithModel, type FrameSource, type QuestionExtractionEvent } from "./answer/index.js";
+import { buildChapters, libraryTopics, liteSummary, type LibraryTopic, type SummaryLength, type VideoSummary } from "./summary/index.js";
 import type { VideoRagConfig } from "./config/index.js";
 import { clipStages, derivedStageKeys } from "./ingest/clip-stages.js";
 import { expandInputs, extractClips, ingestMediaFile, ingestTranscripts, summarize } from "./ingest/index.js";
@@ -13,7 +14,7 @@ import { chooseProviders, liteConfig, type ProviderChoice } from "./providers/re
 import { entityNameKey, refreshEntityDescriptions } from "./graph/index.js";
 import { analyzeText, retrievalHits, retrieve, retrieveVideos, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
 import { VideoRagError } from "./spec/index.js";
-import type { Answer, EntityMatch, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Segment, SegmentSource, Store, Video } from "./spec/index.js";
+import type { Answer, Chapter, EntityMatch, QuestionIntent, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Segment, SegmentSource, Store, Video } from "./spec/index.js";
 import { libraryLocation } from "./library-location.js";
 import { openSqliteStore } from "./store/index.js";
 
@@ -26,6 +27,7 @@ const storeMethods: Record<keyof Store, true> = {
   searchEntities: true, getEntity: true, entityChunks: true, relationsAmong: true, relationsOf: true, getChunks: true,
   staleEntities: true, setEntityDescriptions: true, graphStats: true, videoEntities: true, getFrames: true,
   clipSignals: true, markAsked: true, clipStages: true, writeBack: true, refreshStageKey: true, extractionStatus: true,
+  getChapters: true, listChapters: true, searchChapters: true,
   close: true,
 };
 
@@ -66,6 +68,8 @@ export type LibraryOptions = z.input<typeof libraryOptionsSchema>;
 
 export interface SearchOptions {
   limit?: number;
+  /** Only these videos (ids, id prefixes, paths or titles); VIDEO_NOT_FOUND for one that is not in the library. */
+  videos?: readonly string[];
   /** How to retrieve; the configuration's `retrieval.mode` (default hybrid) when absent. */
   mode?: RetrievalMode;
   signal?: AbortSignal;
@@ -94,6 +98,18 @@ export interface AskOptions {
   extract?: boolean;
   /** Files or folders an ingest is working through now: their pending clips are left to it, not extracted here. */
   busyPaths?: readonly string[];
+  /** Answer about these videos only (ids, id prefixes, paths or titles); VIDEO_NOT_FOUND for one not in the library. */
+  videos?: readonly string[];
+  /** The kind of answer to give (fact, overview, procedure, enumeration); read from the question when absent. */
+  intent?: QuestionIntent;
+  signal?: AbortSignal;
+}
+
+export interface SummarizeOptions {
+  /** short: a few lines; medium (default): a paragraph; long: a page. */
+  length?: SummaryLength;
+  /** Receives the summary as a language model writes it. */
+  onText?: (delta: string) => void;
   signal?: AbortSignal;
 }
 
@@ -145,6 +161,12 @@ export interface Library {
   list(): Promise<Video[]>;
   /** Resolves a full id, a unique id prefix, a path or a title to a video. */
   find(reference: string): Promise<Video>;
+  /** A video's chapters: start, end, title, one-line summary, in order; none when it has no text. */
+  chapters(reference: string): Promise<{ video: Video; chapters: Chapter[] }>;
+  /** A video's summary, every sentence citing its moment: lite (extractive), or written by the language model. */
+  summarize(reference: string, options?: SummarizeOptions): Promise<VideoSummary>;
+  /** The library's topics: its videos clustered by what they say, each topic labelled and listing its videos. */
+  topics(): Promise<LibraryTopic[]>;
   /** The indexed text (subtitles, speech, screen text, …) of a video overlapping the seconds given; the whole video by default. */
   transcript(reference: string, fromSecond?: number, toSecond?: number): Promise<{ video: Video; segments: Segment[] }>;
   /** Removes a video and everything it contributed, the graph entities only it mentioned included. */
@@ -284,6 +306,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       const derived = derivedStageKeys(extraction);
       if (extraction.textEmbedder) await store.refreshStageKey("embeddings", derived.embeddings);
       await store.refreshStageKey("graph", derived.graph);
+      await store.refreshStageKey("chapters", derived.chapters);
       return choice;
     }).catch((error: unknown) => {
       // Not kept: a store that was unreachable for a moment must not fail every later call of this library.
@@ -331,6 +354,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       : undefined,
     textEmbedder: choice.textEmbedder,
     graph: graphSettings(choice),
+    chapterModel: choice.llm,
     frameGapSeconds: config.frameGapSeconds,
     tempDir,
   });
@@ -338,7 +362,39 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
   const describeEntities = async (choice: ProviderChoice, signal?: AbortSignal): Promise<number> => {
     return (await refreshEntityDescriptions(store, { model: choice.llm, signal })).described;
   };
-  const retrieval = async (question: string, options: RetrieveOptions = {}): Promise<Retrieval> => {
+  const scopeIds = async (references: readonly string[] | undefined): Promise<string[] | undefined> =>
+    references && references.length > 0 ? [...new Set(await Promise.all(references.map(async (reference) => (await find(reference)).id)))] : undefined;
+  /** Chapters as stored; a video ingested before chapters existed gets them made now and written back. */
+  const chaptersOf = async (video: Video): Promise<Chapter[]> => {
+    const stored = await store.getChapters(video.id);
+    if (stored.length > 0) return stored;
+    const segments = await store.getSegments(video.id, 0, Number.POSITIVE_INFINITY);
+    if (segments.length === 0) return [];
+    const chapters = buildChapters({ segments, durationSeconds: video.durationSeconds, frames: await store.getFrames(video.id, 0, Number.POSITIVE_INFINITY) });
+    try {
+      await store.writeBack({ videoId: video.id, documents: [], replaces: [], segments: [], vectors: [], chapters, stages: [] });
+    } catch (error) {
+      if (!(VideoRagError.isInstance(error) && error.code === "VIDEO_NOT_FOUND")) throw error;
+    }
+    return chapters;
+  };
+  const liteSummaryOf = async (video: Video, length: SummaryLength): Promise<VideoSummary> =>
+    liteSummary({ video, chapters: await chaptersOf(video), segments: await store.getSegments(video.id, 0, Number.POSITIVE_INFINITY), length });
+  // Topics are read from every video's chapters: kept until the library changes in this process.
+  let topicsCache: { key: string; topics: LibraryTopic[] } | undefined;
+  const topics = async (): Promise<LibraryTopic[]> => {
+    const videos = await store.listVideos();
+    const key = videos.map((video) => `${video.id}@${video.ingestedAt}`).sort().join(",");
+    if (topicsCache?.key === key) return topicsCache.topics;
+    const chapters = await store.listChapters();
+    const byVideo = new Map<string, Chapter[]>();
+    for (const chapter of chapters) byVideo.set(chapter.videoId, [...(byVideo.get(chapter.videoId) ?? []), chapter]);
+    const found = libraryTopics(videos.map((video) => ({ video, chapters: byVideo.get(video.id) ?? [] })));
+    topicsCache = { key, topics: found };
+    return found;
+  };
+
+  const retrieval = async (question: string, options: RetrieveOptions & { videoIds?: string[] } = {}): Promise<Retrieval> => {
     const choice = await providers();
     return retrieve(store, question, {
       mode: options.mode ?? config.retrieval.mode,
@@ -350,6 +406,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       filter: config.retrieval.filter,
       graphWeight: config.retrieval.graphWeight,
       ...(options.without ? { without: options.without } : {}),
+      ...(options.videoIds ? { videoIds: options.videoIds } : options.videos ? { videoIds: await scopeIds(options.videos) } : {}),
       signal: options.signal,
     });
   };
@@ -426,14 +483,39 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         timesEstimated: isEstimated,
         frames: momentFrames,
         redescribeFrames: config.retrieval.redescribeFrames,
+        videos: () => store.listVideos(),
+        summary: async (videoId, length) => {
+          const video = await find(videoId);
+          return liteSummaryOf(video, length);
+        },
+        topics,
         extraction: {
           ...config.extraction,
           stages: clipStages(extraction).filter((stage) => stage.enabled).map((stage) => stage.name),
           extract: (clips, stages, options) =>
-            extractClips(store, extraction, clips, { stages: [...stages, "embeddings", "graph"], batchClips: 4, ...options }),
+            extractClips(store, extraction, clips, { stages: [...stages, "embeddings", "graph", "chapters"], batchClips: 4, ...options }),
         },
-      }, askOptions);
+      }, { ...askOptions, videoIds: await scopeIds(askOptions.videos) });
     },
+    async chapters(reference) {
+      const video = await find(reference);
+      return { video, chapters: await chaptersOf(video) };
+    },
+    async summarize(reference, summarizeOptions = {}) {
+      const video = await find(reference);
+      const length = summarizeOptions.length ?? "medium";
+      const llm = (await providers()).llm;
+      if (!llm) {
+        const summary = await liteSummaryOf(video, length);
+        summarizeOptions.onText?.(summary.text);
+        return summary;
+      }
+      const chapters = await chaptersOf(video);
+      const segments = await store.getSegments(video.id, 0, Number.POSITIVE_INFINITY);
+      if (segments.length === 0) return liteSummary({ video, chapters, segments, length });
+      return summarizeWithModel({ video, chapters, segments, length, model: llm, onText: summarizeOptions.onText, signal: summarizeOptions.signal });
+    },
+    topics,
     status: () => store.extractionStatus(),
     async extract(extractOptions = {}) {
       const choice = await providers();

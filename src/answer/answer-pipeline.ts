@@ -5,7 +5,8 @@
 // The library passes in what touches the platform (retrieval over its store, the frame source, the extractor).
 
 import type { ExtractionEvent, ExtractionReport } from "../ingest/index.js";
-import { analyzeText, isKindCue, judgeRelevance, questionKinds, termKey, type Retrieval } from "../retrieval/index.js";
+import { analyzeText, asksAboutLibrary, isKindCue, judgeRelevance, namedVideos, questionIntent, questionKinds, termKey, type Retrieval } from "../retrieval/index.js";
+import { buildUtterances, type LibraryTopic, type SummaryLength, type VideoSummary } from "../summary/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import type {
   Answer,
@@ -17,13 +18,18 @@ import type {
   ImageInput,
   ImageTextEncoder,
   LanguageModel,
+  QuestionIntent,
   RetrievalMode,
   Segment,
   Store,
   TextEmbedder,
+  Video,
   Warning,
 } from "../spec/index.js";
 import { buildEvidence } from "./build-evidence.js";
+import { everyMoment } from "./every-moment.js";
+import { overviewText, summaryEvidence, topicsText } from "./overview-answer.js";
+import { stepAnswer } from "./step-answer.js";
 import { streamLlmAnswer } from "./llm-answer.js";
 import { clipId, planExtraction, type PlannedClip, type PlannedStage } from "./plan-extraction.js";
 import { redescribeClip } from "./redescribe-clip.js";
@@ -58,7 +64,7 @@ export interface AnswerContext {
   llm?: LanguageModel;
   textEmbedder?: TextEmbedder;
   imageText?: ImageTextEncoder;
-  retrieve(question: string, options: { mode?: RetrievalMode; limit: number; signal?: AbortSignal }): Promise<Retrieval>;
+  retrieve(question: string, options: { mode?: RetrievalMode; limit: number; signal?: AbortSignal; videoIds?: string[] }): Promise<Retrieval>;
   /** The moments a retrieval ranks, merged and trimmed for display. */
   hits(question: string, retrieval: Retrieval, limit: number): Promise<Hit[]>;
   /** The lite answer: the moments' sentences that carry the question's rarest words, each cited. */
@@ -70,6 +76,12 @@ export interface AnswerContext {
   redescribeFrames: number;
   /** Absent: the library answers from what is indexed. */
   extraction?: QuestionExtraction;
+  /** The ready videos: scopes are resolved against them. */
+  videos(): Promise<Video[]>;
+  /** A video's summary from its chapters (the lite one: a language model writes overviews from the chapters itself). */
+  summary(videoId: string, length: SummaryLength): Promise<VideoSummary>;
+  /** The library's topics, for "what topics does this library cover?". */
+  topics(): Promise<LibraryTopic[]>;
 }
 
 export interface AnswerOptions {
@@ -85,6 +97,10 @@ export interface AnswerOptions {
   extract?: boolean;
   /** Files or folders an ingest is working through now: their pending clips are left to it, not extracted here. */
   busyPaths?: readonly string[];
+  /** Answer about these videos only (ids); VIDEO_NOT_FOUND for an id not in the library. */
+  videoIds?: readonly string[];
+  /** The kind of answer to give; read from the question when absent. */
+  intent?: QuestionIntent;
   signal?: AbortSignal;
 }
 
@@ -106,11 +122,15 @@ export async function answerQuestion(question: string, context: AnswerContext, o
   if (!question.trim()) throw new VideoRagError("ARGUMENT_INVALID", "the question is empty");
   const limit = options.limit ?? 8;
   const warnings: Warning[] = [];
-  const extraction = options.extract === false || !context.extraction ? undefined : await extractForQuestion(question, context, options, warnings);
+  const intent = options.intent ?? questionIntent(question);
+  const videos = await context.videos();
+  const scope = resolveScope(question, videos, options.videoIds);
+  const videoIds = scope.length > 0 ? scope.map((video) => video.id) : undefined;
+  const extraction = options.extract === false || !context.extraction ? undefined : await extractForQuestion(question, context, { ...options, videoIds }, warnings);
   const extracted = performance.now();
 
-  const found = await context.retrieve(question, { mode: options.mode, limit: limit * 2, signal: options.signal });
-  const moments = await context.hits(question, found, limit);
+  const found = await context.retrieve(question, { mode: options.mode, limit: limit * 2, signal: options.signal, videoIds });
+  const moments = intent === "enumeration" ? [] : await context.hits(question, found, limit);
   options.onMoments?.(moments);
   const retrieved = performance.now();
   const timings = (finished: number): Record<string, number> => ({
@@ -129,7 +149,64 @@ export async function answerQuestion(question: string, context: AnswerContext, o
     },
     extractedClips: extraction?.clips.length ?? 0,
   };
-  const answered = { mode: found.mode, moments, ...(extraction ? { extraction } : {}) };
+  const answered = {
+    mode: found.mode,
+    moments,
+    intent,
+    ...(scope.length > 0 ? { scope: scope.map((video) => ({ videoId: video.id, title: video.title })) } : {}),
+    ...(extraction ? { extraction } : {}),
+  };
+  const lite = (strategy: AnswerProfile["strategy"], retrievers = base.retrievers): AnswerProfile =>
+    profileOf({ ...base, retrievers, profile: "lite", strategy, redescribedMoments: 0 });
+
+  // Every matching moment is an exact list, the same with a language model or without.
+  if (intent === "enumeration") {
+    const every = await everyMoment(context.store, question, { videoIds, videos: new Map(videos.map((video) => [video.id, video])) });
+    options.onMoments?.(every.moments);
+    options.onText?.(every.text);
+    return {
+      ...answered,
+      moments: every.moments,
+      text: every.text,
+      citations: every.citations,
+      count: every.count,
+      warnings: [...warnings, ...found.warnings],
+      profile: lite("every-moment", ["bm25"]),
+      timings: timings(performance.now()),
+    };
+  }
+  // An overview is made from summaries: of the videos in scope, of the best video, or of the library as topics.
+  if (intent === "overview") {
+    if (scope.length === 0 && asksAboutLibrary(question)) {
+      const written = topicsText(await context.topics(), new Map(videos.map((video) => [video.id, video])));
+      options.onText?.(written.text);
+      return { ...answered, ...written, warnings: [...warnings], profile: lite("summaries", []), timings: timings(performance.now()) };
+    }
+    const targets = scope.length > 0 ? scope.slice(0, maxSummarised) : videos.filter((video) => video.id === moments[0]?.videoId);
+    if (targets.length > 0) {
+      const summaries = await Promise.all(targets.map((video) => context.summary(video.id, targets.length === 1 ? "medium" : "short")));
+      if (context.llm) {
+        try {
+          const written = await streamLlmAnswer({ question, evidence: summaryEvidence(summaries, targets), model: context.llm, signal: options.signal, onText: options.onText });
+          return {
+            ...answered,
+            text: written.text,
+            citations: written.citations,
+            warnings: [...warnings, ...written.warnings],
+            profile: profileOf({ ...base, profile: "language-model", strategy: "summaries", models: { ...base.models, answer: context.llm.id }, redescribedMoments: 0 }),
+            timings: timings(performance.now()),
+          };
+        } catch (error) {
+          const failure = toVideoRagError(error);
+          if (failure.code === "INTERRUPTED" || options.signal?.aborted) throw failure;
+          warnings.push({ type: "fallback", feature: "answers", detail: `${context.llm.id} failed (${failure.code}: ${failure.message}); the lite summary instead` });
+        }
+      }
+      const written = overviewText(summaries);
+      options.onText?.(written.text);
+      return { ...answered, ...written, warnings: [...warnings, ...found.warnings], profile: lite("summaries"), timings: timings(performance.now()) };
+    }
+  }
 
   const llm = context.llm;
   if (llm) {
@@ -155,6 +232,13 @@ export async function answerQuestion(question: string, context: AnswerContext, o
       warnings.push({ type: "fallback", feature: "answers", detail: `${llm.id} failed (${failure.code}: ${failure.message}); extractive answer instead` });
     }
   }
+  if (intent === "procedure" && moments.length > 0) {
+    const steps = await stepsFromMoments(question, moments, context, videos);
+    if (steps.citations.length > 0) {
+      options.onText?.(steps.text);
+      return { ...answered, ...steps, warnings: [...found.warnings, ...warnings], profile: lite("steps"), timings: timings(performance.now()) };
+    }
+  }
   const answer = await context.extractive(question, moments, options.maxSentences);
   options.onText?.(answer.text);
   return {
@@ -166,6 +250,52 @@ export async function answerQuestion(question: string, context: AnswerContext, o
   };
 }
 
+/** Videos an overview answers from at most. */
+const maxSummarised = 5;
+
+/** The videos a question is about: those given (each must exist), else those it names; none for the whole library. */
+function resolveScope(question: string, videos: readonly Video[], given: readonly string[] | undefined): Video[] {
+  if (given && given.length > 0) {
+    const byId = new Map(videos.map((video) => [video.id, video]));
+    return [...new Set(given)].map((id) => {
+      const video = byId.get(id);
+      if (!video) throw new VideoRagError("VIDEO_NOT_FOUND", `no video "${id}" in the library`, { subject: id });
+      return video;
+    });
+  }
+  return videos.length > 1 ? namedVideos(question, videos) : [];
+}
+
+/** Steps from the videos of the best moments, in their order. */
+async function stepsFromMoments(question: string, moments: Hit[], context: AnswerContext, videos: readonly Video[]): Promise<{ text: string; citations: Answer["citations"] }> {
+  const order = [...new Set(moments.map((moment) => moment.videoId))].slice(0, 2);
+  const candidates: { video: Video; utterances: ReturnType<typeof buildUtterances> }[] = [];
+  for (const videoId of order) {
+    const video = videos.find((entry) => entry.id === videoId);
+    if (video) candidates.push({ video, utterances: buildUtterances(await context.store.getSegments(videoId, 0, Number.POSITIVE_INFINITY)) });
+  }
+  const words = analyzeText(question).filter((word) => !isKindCue(word));
+  const { frequencies, documentCount } = await context.store.termDocumentFrequency(words);
+  const stemFrequency = new Map<string, number>();
+  for (const word of words) {
+    const key = termKey(word);
+    stemFrequency.set(key, Math.min(stemFrequency.get(key) ?? Number.POSITIVE_INFINITY, frequencies.get(word) ?? 0));
+  }
+  return stepAnswer({
+    videos: candidates,
+    questionStems: words.map(termKey),
+    stemWeight: (stem) => Math.log(1 + (documentCount + 1) / ((stemFrequency.get(stem) ?? 0) + 1)),
+  });
+}
+
+/** How a face names each lite strategy. */
+const liteStrategyWords: Partial<Record<AnswerProfile["strategy"], string>> = {
+  extractive: "extractive answer",
+  summaries: "answer from the video summaries",
+  steps: "steps from the best video",
+  "every-moment": "every matching moment",
+};
+
 /** The profile line a face prints, derived from the data. */
 export function profileOf(profile: Omit<AnswerProfile, "summary">): AnswerProfile {
   const models = [profile.models.dense ? `dense: ${profile.models.dense}` : "", profile.models.visual ? `visual: ${profile.models.visual}` : ""].filter(Boolean);
@@ -173,7 +303,7 @@ export function profileOf(profile: Omit<AnswerProfile, "summary">): AnswerProfil
   const extracted = profile.extractedClips > 0 ? `, ${profile.extractedClips} clips extracted for this question` : "";
   const summary =
     profile.profile === "lite"
-      ? `lite (${retrievers} retrieval, extractive answer, no language model${extracted})`
+      ? `lite (${profile.retrievers.length > 0 ? `${retrievers} retrieval, ` : ""}${liteStrategyWords[profile.strategy] ?? "extractive answer"}, no language model${extracted})`
       : `${profile.models.answer} answer${profile.strategy === "frames" ? " with frames" : ""}${
           profile.redescribedMoments > 0 ? `, ${profile.redescribedMoments} moments re-described from frames` : ""
         } over ${retrievers} retrieval${extracted}`;
@@ -292,7 +422,7 @@ async function extractForQuestion(question: string, context: AnswerContext, opti
   const { store } = context;
   const result: AnswerExtraction = { clips: [], seconds: 0, rounds: 0 };
   const busy = await busyVideos(store, options.busyPaths ?? []);
-  const open = async (): Promise<ClipStageState[]> => (await store.clipStages({ statuses: ["pending"] })).filter((state) => !busy.has(state.videoId));
+  const open = async (): Promise<ClipStageState[]> => (await store.clipStages({ statuses: ["pending"] })).filter((state) => !busy.has(state.videoId) && (!options.videoIds || options.videoIds.includes(state.videoId)));
   if ((await open()).length === 0) return result;
   const started = performance.now();
   const kinds = questionKinds(question);
@@ -301,7 +431,7 @@ async function extractForQuestion(question: string, context: AnswerContext, opti
     options.signal?.throwIfAborted();
     const left = settings.budgetSeconds - (performance.now() - started) / 1000;
     if (left <= 0) break;
-    const light = await context.retrieve(question, { mode: options.mode, limit: settings.maxClips * 3, signal: options.signal });
+    const light = await context.retrieve(question, { mode: options.mode, limit: settings.maxClips * 3, signal: options.signal, videoIds: options.videoIds ? [...options.videoIds] : undefined });
     if (await answersQuestion(question, light, context, options.signal)) break;
     const pending = await open();
     if (pending.length === 0) break;

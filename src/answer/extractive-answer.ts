@@ -101,6 +101,22 @@ function scoreCentrality(candidates: Candidate[]): void {
   }
 }
 
+/** A sentence's words, for telling whether one line says another. */
+const wordsKey = (text: string): string => ` ${(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(" ")} `;
+
+/**
+ * Candidates without the on-screen text that a spoken line of the same video already says ("Why not pgvector?" on a
+ * slide and inside the subtitle that reads it out): the answer says each thing once, in the words spoken.
+ */
+function withoutRepeatedScreenText(candidates: Candidate[]): Candidate[] {
+  const spoken = candidates.filter((candidate) => candidate.segment.source !== "screen");
+  return candidates.filter((candidate) => {
+    if (candidate.segment.source !== "screen") return true;
+    const key = wordsKey(candidate.segment.text);
+    return !spoken.some((other) => other.moment.videoId === candidate.moment.videoId && wordsKey(other.segment.text).includes(key));
+  });
+}
+
 /** Picks sentences greedily by score less redundancy with those chosen, until the answer reaches its length. */
 function selectSentences(candidates: Candidate[], settings: ExtractiveSettings, maxSentences: number): Candidate[] {
   const chosen: Candidate[] = [];
@@ -150,7 +166,7 @@ export function extractiveAnswer(input: ExtractiveInput): Omit<Answer, "profile"
     }
   });
   if (settings.centralityWeight > 0) scoreCentrality(candidates);
-  const quotable = candidates.filter((candidate) => candidate.coverage >= settings.minimumCoverage);
+  const quotable = withoutRepeatedScreenText(candidates).filter((candidate) => candidate.coverage >= settings.minimumCoverage);
   if (quotable.length === 0) {
     const text = input.moments.length === 0
       ? noMatchingMomentsText

@@ -5,7 +5,8 @@ import { z } from "zod";
 // Imported from the files, not the folder's index, so the web UI can take these types without Node's.
 import { errorCodes, type ErrorCode } from "../spec/errors.js";
 import { retrievalModes } from "../spec/vocabulary.js";
-import type { Answer, Citation, Hit, Video } from "../spec/model.js";
+import type { Answer, Chapter, Citation, Hit, Video } from "../spec/model.js";
+import type { VideoSummary } from "../summary/summarize-video.js";
 
 const segmentSourceValues = ["subtitle", "speech", "screen", "transcript", "visual", "caption"] as const;
 const errorCodeValues = Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]];
@@ -85,12 +86,50 @@ export const answerSchema = z.object({
   mode: retrievalModeSchema.optional(),
   moments: z.array(hitSchema),
   extraction: answerExtractionSchema.optional(),
+  /** fact, overview, procedure or enumeration: the kind of answer the question asked for. */
+  intent: z.enum(["fact", "overview", "procedure", "enumeration"]).optional(),
+  /** The videos the answer was limited to (given, or named in the question). */
+  scope: z.array(z.object({ videoId: z.string(), title: z.string() })).optional(),
+  /** Enumeration: how many matching moments there are. */
+  count: z.number().int().optional(),
+});
+
+export const chapterSchema = z.object({
+  index: z.number().int(),
+  startSecond: z.number(),
+  endSecond: z.number(),
+  title: z.string(),
+  summary: z.string(),
+  madeBy: z.string(),
+});
+
+export const chaptersResponseSchema = z.object({ videoId: z.string(), title: z.string(), chapters: z.array(chapterSchema) });
+
+export const summaryResponseSchema = z.object({
+  videoId: z.string(),
+  title: z.string(),
+  length: z.enum(["short", "medium", "long"]),
+  text: z.string(),
+  sentences: z.array(z.object({ text: z.string(), chapterIndex: z.number().int(), citations: z.array(citationSchema) })),
+  chapters: z.array(chapterSchema),
+  madeBy: z.string(),
+  warnings: z.array(warningSchema),
+});
+
+export const topicsResponseSchema = z.object({
+  topics: z.array(z.object({ label: z.string(), terms: z.array(z.string()), videos: z.array(z.object({ videoId: z.string(), title: z.string(), similarity: z.number() })) })),
 });
 
 const limitSchema = z.number().int().min(1).max(100);
 
 export const searchRequestSchema = z
-  .object({ query: z.string().trim().min(1).max(2000), mode: retrievalModeSchema.optional(), limit: limitSchema.optional() })
+  .object({
+    query: z.string().trim().min(1).max(2000),
+    mode: retrievalModeSchema.optional(),
+    limit: limitSchema.optional(),
+    /** Search only these videos (ids). */
+    videoIds: z.array(z.string().min(1).max(200)).max(100).optional(),
+  })
   .strict();
 export const searchResponseSchema = z.object({ hits: z.array(hitSchema) });
 
@@ -101,6 +140,8 @@ export const askRequestSchema = z
     limit: limitSchema.optional(),
     /** false: answer from what is indexed now, run no deferred stage. */
     extract: z.boolean().optional(),
+    /** Answer about these videos only (ids). */
+    videoIds: z.array(z.string().min(1).max(200)).max(100).optional(),
   })
   .strict();
 
@@ -248,6 +289,28 @@ export function answerJson(question: string, answer: Answer): AnswerJson {
     ...(answer.mode ? { mode: answer.mode } : {}),
     moments: (answer.moments ?? []).map(hitJson),
     ...(answer.extraction ? { extraction: answer.extraction } : {}),
+    ...(answer.intent ? { intent: answer.intent } : {}),
+    ...(answer.scope ? { scope: answer.scope } : {}),
+    ...(answer.count !== undefined ? { count: answer.count } : {}),
+  };
+}
+
+/** A chapter as the faces show it: without its text, which the transcript already shows. */
+export function chapterJson(chapter: Chapter): z.infer<typeof chapterSchema> {
+  const { index, startSecond, endSecond, title, summary, madeBy } = chapter;
+  return { index, startSecond, endSecond, title, summary, madeBy };
+}
+
+export function summaryJson(summary: VideoSummary): z.infer<typeof summaryResponseSchema> {
+  return {
+    videoId: summary.videoId,
+    title: summary.title,
+    length: summary.length,
+    text: summary.text,
+    sentences: summary.sentences.map((sentence) => ({ text: sentence.text, chapterIndex: sentence.chapterIndex, citations: sentence.citations.map(citationJson) })),
+    chapters: summary.chapters.map(chapterJson),
+    madeBy: summary.madeBy,
+    warnings: summary.warnings,
   };
 }
 

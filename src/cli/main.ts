@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { formatCitation, formatTimestamp, stripCitations } from "../answer/index.js";
-import { answerJson, hitJson, videoJson } from "../api/index.js";
+import { answerJson, chapterJson, hitJson, summaryJson, videoJson } from "../api/index.js";
 import { loadConfig } from "../config/index.js";
 import { evalRetrieval, loadQuestions, rougeL } from "../eval/index.js";
 import { defaultLibraryPath, openLibrary, type Library, type LibraryOptions } from "../library.js";
@@ -12,6 +12,7 @@ import { diagnose } from "../providers/doctor.js";
 import { listModels, modelsDir, pullModels, verifyModels } from "../providers/models/index.js";
 import { VideoRagError, retrievalModes, type HitProvenance, type RetrievalMode, type Video } from "../spec/index.js";
 import { packageVersion } from "../package-version.js";
+import { chaptersVtt, summaryLengths, type SummaryLength } from "../summary/index.js";
 import { checkExposure, startServer } from "../server/index.js";
 import { reportError } from "./exit-codes.js";
 import { queueCommand, queueIngestCommand, workerCommand } from "./queue-commands.js";
@@ -37,7 +38,9 @@ const options = {
   "no-extract": { type: "boolean" },
   all: { type: "boolean" },
   budget: { type: "string" },
-  video: { type: "string" },
+  video: { type: "string", multiple: true },
+  length: { type: "string" },
+  vtt: { type: "boolean" },
   port: { type: "string" },
   host: { type: "string" },
   token: { type: "string" },
@@ -191,6 +194,7 @@ async function askCommand(values: Values, words: string[]): Promise<void> {
       onText: streamed ? (delta) => process.stdout.write(delta) : undefined,
       onExtraction: extraction,
       extract: !values["no-extract"],
+      videos: values.video,
       signal,
     });
     if (streamed) process.stdout.write("\n");
@@ -214,11 +218,56 @@ async function askCommand(values: Values, words: string[]): Promise<void> {
   }));
 }
 
+async function chaptersCommand(values: Values, references: string[]): Promise<void> {
+  const reference = references.join(" ").trim();
+  if (!reference) throw new VideoRagError("ARGUMENT_INVALID", "chapters needs a video (an id, id prefix, path or title)");
+  if (values.json && values.vtt) throw new VideoRagError("ARGUMENT_INVALID", "give --json or --vtt, not both");
+  await withLibrary(values, async (library) => {
+    const { video, chapters } = await library.chapters(reference);
+    if (values.vtt) {
+      console.log(chaptersVtt(chapters));
+      return;
+    }
+    print(values.json, { videoId: video.id, title: video.title, chapters: chapters.map(chapterJson) }, () =>
+      chapters.length === 0
+        ? `${video.title} has no chapters: no subtitles, speech or screen text is indexed.`
+        : chapters
+            .map((chapter) => `${formatTimestamp(chapter.startSecond)}–${formatTimestamp(chapter.endSecond)}  ${chapter.title}${chapter.summary ? `\n    ${chapter.summary}` : ""}`)
+            .join("\n"),
+    );
+  });
+}
+
+async function summarizeCommand(values: Values, references: string[]): Promise<void> {
+  const reference = references.join(" ").trim();
+  if (!reference) throw new VideoRagError("ARGUMENT_INVALID", "summarize needs a video (an id, id prefix, path or title)");
+  const length = values.length ?? "medium";
+  if (!summaryLengths.includes(length as SummaryLength)) throw new VideoRagError("ARGUMENT_INVALID", `--length must be short, medium or long, not "${length}"`);
+  await interruptible("interrupted", (signal) => withLibrary(values, async (library) => {
+    const streamed = !values.json;
+    let wrote = false;
+    const summary = await library.summarize(reference, {
+      length: length as SummaryLength,
+      onText: streamed ? (delta) => ((wrote = true), process.stdout.write(delta)) : undefined,
+      signal,
+    });
+    if (streamed) {
+      if (!wrote) process.stdout.write(summary.text);
+      process.stdout.write("\n");
+    }
+    print(values.json, summaryJson(summary), () => {
+      const lines = summary.warnings.map((warning) => `warning: ${warning.detail}`);
+      lines.push("", `(${summary.madeBy === "lite" ? "lite: extractive summary, no language model" : `written by ${summary.madeBy}`}; ${summary.chapters.length} chapters)`);
+      return lines.join("\n");
+    });
+  }));
+}
+
 async function searchCommand(values: Values, words: string[]): Promise<void> {
   const query = words.join(" ").trim();
   if (!query) throw new VideoRagError("ARGUMENT_INVALID", "search needs a query");
   await withLibrary(values, async (library) => {
-    const hits = await library.search(query, { limit: positiveInteger(values.limit, "limit", 10), mode: retrievalMode(values.mode) });
+    const hits = await library.search(query, { limit: positiveInteger(values.limit, "limit", 10), mode: retrievalMode(values.mode), videos: values.video });
     print(
       values.json,
       { hits: hits.map(hitJson) },
@@ -294,7 +343,7 @@ async function extractCommand(values: Values): Promise<void> {
   await interruptible("interrupted; what was extracted is kept, run extract again to go on", async (signal) => {
     await withLibrary(values, async (library) => {
       const before = await library.status();
-      const report = await library.extract({ budgetClips, video: values.video, onProgress: createExtractionPrinter(), signal });
+      const report = await library.extract({ budgetClips, video: values.video?.at(-1), onProgress: createExtractionPrinter(), signal });
       const after = await library.status();
       const data = { clips: report.clips, failed: report.failed, seconds: Number(report.seconds.toFixed(2)), warnings: report.warnings, before: { pendingClips: before.pendingClips }, status: after };
       print(values.json, data, () =>
@@ -498,6 +547,10 @@ export async function main(argv: string[]): Promise<void> {
         return await askCommand(values, rest);
       case "search":
         return await searchCommand(values, rest);
+      case "chapters":
+        return await chaptersCommand(values, rest);
+      case "summarize":
+        return await summarizeCommand(values, rest);
       case "list":
         return await listCommand(values);
       case "status":

@@ -7,10 +7,12 @@ import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { extractAudio, frameHash, grayFrameAt, hashDistance, sampleGapFrames } from "../media/index.js";
 import { liteExtractorId } from "../graph/index.js";
+import { chapterSegmentationId } from "../summary/index.js";
 import { mapConcurrent } from "../providers/runtime/index.js";
 import type {
   ClipSignals,
   Frame,
+  LanguageModel,
   OcrEngine,
   Segment,
   SegmentSource,
@@ -27,11 +29,11 @@ import { extractVisual, hasVisualModels, imageVectorRecords, type VisualModels }
 import { framesInClip, templateCaption, visualSegments } from "./visual-words.js";
 
 /** The deferred stages in the order they run on a clip: later ones read what earlier ones wrote. */
-export const deferredStages = ["speech", "screen-text", "visual", "embeddings", "graph"] as const;
+export const deferredStages = ["speech", "screen-text", "visual", "embeddings", "graph", "chapters"] as const;
 export type DeferredStage = (typeof deferredStages)[number];
 
 /** Stages that read a clip's text: when an earlier stage rewrites it, these run again on that clip. */
-export const derivedStages: readonly DeferredStage[] = ["embeddings", "graph"];
+export const derivedStages: readonly DeferredStage[] = ["embeddings", "graph", "chapters"];
 
 /** Same frame, give or take compression noise, when the 64-bit hashes differ in at most this many bits. */
 export const sameFrameBits = 6;
@@ -47,6 +49,8 @@ export interface ExtractionSettings {
   /** Dense text vectors per clip. */
   textEmbedder?: TextEmbedder;
   graph: GraphSettings;
+  /** Writes chapter titles and one-line summaries; the lite titles when absent. */
+  chapterModel?: LanguageModel;
   frameGapSeconds: number;
   /** Where temporary audio goes. */
   tempDir: string;
@@ -74,7 +78,7 @@ export interface ClipOutput {
 
 /** A deferred stage: which sources it owns, whether a video has work for it, and how to run it on clips. */
 export interface ClipStage {
-  name: Exclude<DeferredStage, "embeddings" | "graph">;
+  name: Exclude<DeferredStage, "embeddings" | "graph" | "chapters">;
   version: number;
   /** The sources of the segments it writes; re-running it on a clip replaces exactly these. */
   sources: SegmentSource[];
@@ -261,7 +265,7 @@ export function clipStages(settings: ExtractionSettings): ClipStage[] {
 }
 
 /** The keys of the derived stages: a changed embedder or graph extractor re-runs only them. */
-export function derivedStageKeys(settings: ExtractionSettings): Record<"embeddings" | "graph", string> {
+export function derivedStageKeys(settings: ExtractionSettings): Record<"embeddings" | "graph" | "chapters", string> {
   const { graph, textEmbedder } = settings;
   return {
     embeddings: settingsKey({ version: 1, embedder: textEmbedder?.id ?? null }),
@@ -273,9 +277,15 @@ export function derivedStageKeys(settings: ExtractionSettings): Record<"embeddin
       embedder: graph.embedder?.id ?? null,
       chunkTokens: graph.chunkTokens,
     }),
+    chapters: chapterStageKey(settings.chapterModel),
   };
 }
 
 function round(second: number): number {
   return Math.round(second * 1000) / 1000;
+}
+
+/** The chapter stage's key: the segmentation's version and who titles the chapters. */
+export function chapterStageKey(model: LanguageModel | undefined): string {
+  return settingsKey({ version: 1, segmentation: chapterSegmentationId, titles: model?.id ?? "lite" });
 }

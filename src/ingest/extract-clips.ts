@@ -3,11 +3,12 @@
 // question-time extraction and `videorag extract` all come through here, so there is one pipeline, not two.
 
 import { buildVideoGraph } from "../graph/index.js";
+import { buildChapters, titleChapters } from "../summary/index.js";
 import { mapConcurrent } from "../providers/runtime/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
-import type { ClipDocument, ClipStageRecord, Segment, SegmentSource, Store, VectorRecord, Video, Warning } from "../spec/index.js";
+import type { Chapter, ClipDocument, ClipStageRecord, Segment, SegmentSource, Store, VectorRecord, Video, Warning } from "../spec/index.js";
 import { buildClipDocuments } from "./clip-documents.js";
-import { clipStages, derivedStageKeys, type ClipOutput, type ClipStage, type DeferredStage, type ExtractionSettings } from "./clip-stages.js";
+import { clipStages, derivedStageKeys, derivedStages, type ClipOutput, type ClipStage, type DeferredStage, type ExtractionSettings } from "./clip-stages.js";
 import { graphNote } from "./graph-stage.js";
 import { textSpace } from "../spec/index.js";
 
@@ -112,7 +113,7 @@ async function extractBatch(
   const started = performance.now();
   const stages = clipStages(settings);
   const derivedKeys = derivedStageKeys(settings);
-  const wanted = new Set<DeferredStage>(options.stages ?? ["speech", "screen-text", "visual", "embeddings", "graph"]);
+  const wanted = new Set<DeferredStage>(options.stages ?? ["speech", "screen-text", "visual", "embeddings", "graph", "chapters"]);
   const table = await stageTable(store, video.id);
   const isOpen = (clipIndex: number, stage: string, key: string): boolean => {
     const record = table.get(clipIndex)?.get(stage);
@@ -128,7 +129,7 @@ async function extractBatch(
     stages.map((stage) => [stage, wanted.has(stage.name) && stage.enabled ? planned.filter((index) => isOpen(index, stage.name, stage.settingsKey)) : []]),
   );
   const derivedOpen = (index: number): boolean =>
-    (wanted.has("embeddings") && isOpen(index, "embeddings", derivedKeys.embeddings)) || (wanted.has("graph") && isOpen(index, "graph", derivedKeys.graph));
+    (["embeddings", "graph", "chapters"] as const).some((stage) => wanted.has(stage) && isOpen(index, stage, derivedKeys[stage]));
   if ([...runs.values()].every((list) => list.length === 0) && !planned.some(derivedOpen)) return;
 
   let segments = await store.getSegments(video.id, 0, Number.POSITIVE_INFINITY);
@@ -217,7 +218,7 @@ async function extractBatch(
   const changedIndexes = new Set(changed.map((document) => document.index));
 
   // A derived stage left out of this run goes pending where the text it read changed.
-  const markStale = (stage: "embeddings" | "graph", key: string): void => {
+  const markStale = (stage: "embeddings" | "graph" | "chapters", key: string): void => {
     for (const index of changedIndexes) {
       if (table.get(index)?.get(stage)?.status === "done") records.push({ clipIndex: index, stage, key, status: "pending" });
     }
@@ -244,6 +245,11 @@ async function extractBatch(
     }
   }
 
+  const settled = (index: number): boolean =>
+    stages.every((stage) => {
+      const record = records.find((entry) => entry.clipIndex === index && entry.stage === stage.name) ?? table.get(index)?.get(stage.name);
+      return !record || record.status === "done";
+    });
   const graphClips = wanted.has("graph") ? planned.filter((index) => changedIndexes.has(index) || isOpen(index, "graph", derivedKeys.graph)) : [];
   if (!wanted.has("graph")) markStale("graph", derivedKeys.graph);
   let graph: Awaited<ReturnType<typeof buildVideoGraph>>["graph"] | undefined;
@@ -251,11 +257,6 @@ async function extractBatch(
     options.onProgress?.({ type: "extract-stage", videoId: video.id, path, stage: "graph", clipIndexes: graphClips });
     // A language model reads only clips whose heavy stages are all done, so unextracted clips cost no model call;
     // chunks whose text did not change come from the output cache.
-    const settled = (index: number): boolean =>
-      stages.every((stage) => {
-        const record = records.find((entry) => entry.clipIndex === index && entry.stage === stage.name) ?? table.get(index)?.get(stage.name);
-        return !record || record.status === "done";
-      });
     const graphDocuments = settings.graph.model ? documents.filter((document) => settled(document.index)) : documents;
     const built = await buildVideoGraph(graphDocuments, {
       model: settings.graph.model,
@@ -272,9 +273,31 @@ async function extractBatch(
     }
   }
 
+  // Chapters are the whole video's: any change of its text makes them again, and every clip's record follows.
+  if (!wanted.has("chapters")) markStale("chapters", derivedKeys.chapters);
+  let chapters: Chapter[] | undefined;
+  if (wanted.has("chapters") && (changed.length > 0 || planned.some((index) => isOpen(index, "chapters", derivedKeys.chapters)))) {
+    options.onProgress?.({ type: "extract-stage", videoId: video.id, path, stage: "chapters", clipIndexes: planned });
+    chapters = buildChapters({ segments, durationSeconds: video.durationSeconds, frames: await store.getFrames(video.id, 0, Number.POSITIVE_INFINITY) });
+    // A language model titles them once the whole video's text is in: until then the lite titles stand, pending.
+    const model = settings.chapterModel;
+    let done = model === undefined;
+    if (model && chapters.length > 0 && spans.every((span) => settled(span.index))) {
+      const titled = await titleChapters(chapters, model, { signal: options.signal });
+      chapters = titled.chapters;
+      done = titled.failures === 0;
+      if (titled.failures > 0) {
+        report.warnings.push({ type: "degraded", feature: "chapters", detail: `${model.id} gave no usable title for ${titled.failures} chapters of ${video.title}; lite titles kept` });
+      }
+    }
+    for (const span of spans) {
+      if (table.get(span.index)?.has("chapters")) records.push({ clipIndex: span.index, stage: "chapters", key: derivedKeys.chapters, status: done ? "done" : "pending" });
+    }
+  }
+
   options.signal?.throwIfAborted();
   try {
-    await store.writeBack({ videoId: video.id, documents: changed, replaces, segments: added, vectors, replaceFrameVectors, graph, stages: records });
+    await store.writeBack({ videoId: video.id, documents: changed, replaces, segments: added, vectors, replaceFrameVectors, graph, chapters, stages: records });
   } catch (error) {
     // The video was removed while its clips were extracted: there is nothing left to write to, and a question that
     // asked for the extraction answers from what remains rather than failing.
@@ -282,7 +305,7 @@ async function extractBatch(
     throw error;
   }
   for (const [clipIndex, stagesRun] of [...ran].sort((a, b) => a[0] - b[0])) {
-    if (![...stagesRun].some((stage) => stage !== "embeddings" && stage !== "graph") && !planned.includes(clipIndex)) continue;
+    if (![...stagesRun].some((stage) => !derivedStages.includes(stage)) && !planned.includes(clipIndex)) continue;
     report.clips.push({ videoId: video.id, clipIndex, stages: [...stagesRun] });
   }
   options.onProgress?.({ type: "extract-batch", videoId: video.id, path, clipIndexes: planned, seconds: (performance.now() - started) / 1000 });

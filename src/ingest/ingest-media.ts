@@ -28,6 +28,7 @@ import { extractClips, type ExtractionEvent, type ExtractionReport } from "./ext
 import type { IngestEvent, IngestResult, MediaStage } from "./types.js";
 import { extractVisual, hasVisualModels, imageVectorRecords, type VisualStage } from "./visual-stage.js";
 import { graphNote, runGraphStage } from "./graph-stage.js";
+import { buildChapters } from "../summary/index.js";
 import { framesInClip, templateCaption, visualSegments } from "./visual-words.js";
 
 /** What media ingest needs, passed in so the pipeline can run with any providers. */
@@ -300,7 +301,15 @@ export async function ingestMediaFile(
         }),
       { clipIndex: clip.index, stage: "embeddings", key: derivedKeys.embeddings, status: context.textEmbedder ? "pending" : "done" },
       { clipIndex: clip.index, stage: "graph", key: derivedKeys.graph, status: lightGraph ? "done" : "pending" },
+      // Lite chapters are made now from the light text, and again as deferred text is written back; a language model
+      // titles them once the whole video's text is in.
+      { clipIndex: clip.index, stage: "chapters", key: derivedKeys.chapters, status: context.chapterModel ? "pending" : "done" },
     ]);
+    emit({ type: "stage-start", path, stage: "chapters" });
+    const chaptersStarted = performance.now();
+    const chapters = buildChapters({ segments, durationSeconds: media.durationSeconds, frames: screen.frames });
+    result.stageSeconds.chapters = (performance.now() - chaptersStarted) / 1000;
+    emit({ type: "stage-done", path, stage: "chapters", seconds: result.stageSeconds.chapters, resumed: false });
 
     signal?.throwIfAborted();
     emit({ type: "stage-start", path, stage: "commit" });
@@ -315,6 +324,7 @@ export async function ingestMediaFile(
       fingerprint,
       signals,
       clipStages: records,
+      chapters,
     });
     result.stageSeconds.commit = (performance.now() - started) / 1000;
     emit({ type: "stage-done", path, stage: "commit", seconds: result.stageSeconds.commit, resumed: false });
@@ -369,7 +379,7 @@ async function extractEverything(
     stages: ["speech", "screen-text", "visual", "embeddings"],
     onProgress,
   });
-  const graph = await extractClips(context.store, context, clips, { signal, batchClips: clipCount, stages: ["graph"], onProgress });
+  const graph = await extractClips(context.store, context, clips, { signal, batchClips: clipCount, stages: ["graph", "chapters"], onProgress });
   const byClip = new Map(report.clips.map((clip) => [`${clip.videoId}#${clip.clipIndex}`, clip]));
   for (const clip of graph.clips) {
     const known = byClip.get(`${clip.videoId}#${clip.clipIndex}`);

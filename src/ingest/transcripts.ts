@@ -1,6 +1,7 @@
 // Ingest of a folder of transcripts (`<id>.txt|.srt|.vtt`), each standing for an online video known only by what was
 // said in it: the id is the file stem, subtitles keep their times, plain text gets times estimated from its length.
 
+import { buildChapters } from "../summary/index.js";
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
@@ -166,6 +167,7 @@ async function ingestOne(store: Store, file: TranscriptFile, options: Transcript
     frames: [],
     graph,
     fingerprint,
+    chapters: buildChapters({ segments, durationSeconds }),
   });
   result.notes.push(
     file.timed

@@ -13,3 +13,4 @@ export { retrievalHits, retrieve, type Retrieval, type RetrievedClip, type Retri
 export { retrieveVideos, type ScoredVideo, type VideoRetrievalOptions } from "./video-retrieval.js";
 export { kMeansPlusPlus, selectFramesForQuery, selectKeyFrames, uniformFrames, type FeatureFrame } from "./frame-selection.js";
 export { isKindCue, questionKinds, type QuestionKind } from "./question-kind.js";
+export { asksAboutLibrary, namedVideos, questionIntent } from "./question-intent.js";

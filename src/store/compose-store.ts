@@ -2,7 +2,7 @@
 // own file in each store); the Store is their methods, bound, plus `close`. The method lists below are checked against
 // the interfaces, so a method added to a part and not listed here is a type error, not a method that silently is not there.
 
-import type { ExtractionLedger, GraphStore, Store, TextIndex, VectorIndex, VideoCatalog } from "../spec/index.js";
+import type { ChapterStore, ExtractionLedger, GraphStore, Store, TextIndex, VectorIndex, VideoCatalog } from "../spec/index.js";
 
 const catalogMethods = [
   "listVideos",
@@ -34,6 +34,7 @@ const graphMethods = [
   "videoEntities",
 ] as const satisfies readonly (keyof GraphStore)[];
 const ledgerMethods = ["clipSignals", "markAsked", "clipStages", "writeBack", "refreshStageKey", "extractionStatus"] as const satisfies readonly (keyof ExtractionLedger)[];
+const chapterMethods = ["getChapters", "listChapters", "searchChapters"] as const satisfies readonly (keyof ChapterStore)[];
 
 /** Never, when every method of `Part` is in `Listed`; otherwise the names left out, which fail the check below. */
 type Unlisted<Part, Listed extends readonly PropertyKey[]> = Exclude<keyof Part, Listed[number]>;
@@ -44,7 +45,8 @@ const everyMethodListed: [
   Complete<VectorIndex, typeof vectorIndexMethods>,
   Complete<GraphStore, typeof graphMethods>,
   Complete<ExtractionLedger, typeof ledgerMethods>,
-] = [true, true, true, true, true];
+  Complete<ChapterStore, typeof chapterMethods>,
+] = [true, true, true, true, true, true];
 void everyMethodListed;
 
 export interface StoreParts {
@@ -53,6 +55,7 @@ export interface StoreParts {
   vectorIndex: VectorIndex;
   graph: GraphStore;
   ledger: ExtractionLedger;
+  chapters: ChapterStore;
   close(): Promise<void>;
 }
 
@@ -71,5 +74,6 @@ export function composeStore(parts: StoreParts): Store {
   bind(parts.vectorIndex, vectorIndexMethods);
   bind(parts.graph, graphMethods);
   bind(parts.ledger, ledgerMethods);
+  bind(parts.chapters, chapterMethods);
   return store as unknown as Store;
 }

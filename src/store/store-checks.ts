@@ -1,7 +1,7 @@
 // Argument checks every store makes the same way, so a bad call fails with the same code and message on any backend.
 
 import { checkVector } from "../graph/merge-graph.js";
-import { VideoRagError, type EntityDescriptionUpdate, type LexicalQuery, type VectorQuery, type VectorRecord } from "../spec/index.js";
+import { VideoRagError, type Chapter, type EntityDescriptionUpdate, type LexicalQuery, type VectorQuery, type VectorRecord } from "../spec/index.js";
 
 /** Throws ARGUMENT_INVALID unless the record is a well-formed vector of `videoId`. */
 export function checkRecord(record: VectorRecord, videoId: string): void {
@@ -106,6 +106,29 @@ export const defaultFieldWeights = { transcript: 1, screen: 0.8, visual: 0.5 };
 
 /** Entity search weights: a name (or alias) counts fully, a synthesised description a fifth. */
 export const entityFieldWeights = { name: 1, description: 0.2 };
+
+/** Chapter search weights (see `ChapterStore.searchChapters`): a title counts twice, a summary and the text once. */
+export const chapterFieldWeights = { title: 2, summary: 1, text: 1 };
+
+/**
+ * Throws ARGUMENT_INVALID unless every chapter of `videoId` is well formed, with an index of its own: a bad chapter
+ * would otherwise fail on one store's constraint (STORE_FAILED) and be stored by another.
+ */
+export function checkChapters(chapters: Chapter[], videoId: string): void {
+  const indexes = new Set<number>();
+  for (const chapter of chapters) {
+    const where = `chapter ${String(chapter.index)} of ${videoId}`;
+    if (!Number.isInteger(chapter.index) || chapter.index < 0) throw new VideoRagError("ARGUMENT_INVALID", `${where} needs an index that is an integer ≥ 0`);
+    if (indexes.has(chapter.index)) throw new VideoRagError("ARGUMENT_INVALID", `${videoId} has two chapters with index ${chapter.index}`);
+    indexes.add(chapter.index);
+    if (!(Number.isFinite(chapter.startSecond) && Number.isFinite(chapter.endSecond) && chapter.startSecond >= 0 && chapter.endSecond >= chapter.startSecond)) {
+      throw new VideoRagError("ARGUMENT_INVALID", `${where} needs 0 ≤ startSecond ≤ endSecond`);
+    }
+    for (const field of ["title", "summary", "text", "madeBy"] as const) {
+      if (typeof chapter[field] !== "string") throw new VideoRagError("ARGUMENT_INVALID", `${where} needs ${field} to be text`);
+    }
+  }
+}
 
 /** Chunks per entity that `entityChunks` returns when not told. */
 export const defaultChunksPerEntity = 50;

@@ -4,6 +4,7 @@
 
 import type { Chapter, Frame, LanguageModel, Segment } from "../spec/index.js";
 import { toVideoRagError } from "../spec/index.js";
+import { hashDistance } from "../media/index.js";
 import { WordClass, wordInfo } from "../graph/lite-words.js";
 import { defaultSegmentationSettings, segmentTopics, type SegmentationSettings } from "./segment-topics.js";
 import { buildUtterances, contentStems, cosine, termCounts, type Utterance } from "./utterances.js";
@@ -106,21 +107,9 @@ function pictureChanges(frames: readonly Frame[]): number[] {
   for (let index = 1; index < sorted.length; index++) {
     const a = sorted[index - 1]?.hash as string;
     const b = sorted[index]?.hash as string;
-    if (hammingDistance(a, b) >= pictureChangeBits) changes.push((sorted[index] as Frame).timeSecond);
+    if (a.length === b.length && hashDistance(a, b) >= pictureChangeBits) changes.push((sorted[index] as Frame).timeSecond);
   }
   return changes;
-}
-
-function hammingDistance(a: string, b: string): number {
-  let bits = 0;
-  for (let index = 0; index < Math.min(a.length, b.length); index += 8) {
-    let value = (Number.parseInt(a.slice(index, index + 8), 16) ^ Number.parseInt(b.slice(index, index + 8), 16)) >>> 0;
-    while (value) {
-      bits += value & 1;
-      value >>>= 1;
-    }
-  }
-  return bits;
 }
 
 /** The first line of the on-screen text shown when the chapter starts, when it reads like a title. */

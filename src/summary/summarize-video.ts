@@ -55,7 +55,7 @@ export function liteSummary(input: SummaryInput): VideoSummary {
   const target = lengthTargets[length];
   const utterances = buildUtterances(input.segments);
   const base = { videoId: input.video.id, title: input.video.title, length, chapters: [...input.chapters], madeBy: "lite", warnings: [] as Warning[] };
-  if (utterances.length === 0) return { ...base, text: "", sentences: [] };
+  if (utterances.length === 0) return { ...base, text: nothingToSummarize(input.video), sentences: [] };
   const chapters: Chapter[] = input.chapters.length > 0
     ? [...input.chapters]
     : [{ index: 0, startSecond: 0, endSecond: input.video.durationSeconds, title: input.video.title, summary: "", text: "", madeBy: "lite" }];
@@ -118,4 +118,9 @@ function summaryText(video: Video, sentences: readonly SummarySentence[]): strin
   return sentences
     .map((sentence) => `${sentence.text.replace(/\s+/g, " ").trim()} ${sentence.citations.map((citation) => formatCitation(citation, video.timesEstimated)).join(" ")}`)
     .join("\n");
+}
+
+/** What a summary says of a video with no text. */
+export function nothingToSummarize(video: Video): string {
+  return `There is nothing to summarize in ${video.title}: no subtitles, speech or screen text is indexed.`;
 }

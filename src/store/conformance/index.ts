@@ -3,6 +3,7 @@
 // engine, is implemented and tested part by part.
 
 import { describe } from "node:test";
+import { runChapterStoreConformance } from "./chapter-store.case.js";
 import { runExtractionLedgerConformance } from "./extraction-ledger.case.js";
 import type { OpenStore } from "./fixtures.js";
 import { runGraphStoreConformance } from "./graph-store.case.js";
@@ -10,8 +11,16 @@ import { runTextIndexConformance } from "./text-index.case.js";
 import { runVectorIndexConformance } from "./vector-index.case.js";
 import { runVideoCatalogConformance } from "./video-catalog.case.js";
 
+export { chapterQueries, chapterVideos, churnChapters } from "./chapter-store.case.js";
 export { sampleVideo, withGraph, type OpenStore, type SampleChunk } from "./fixtures.js";
-export { runExtractionLedgerConformance, runGraphStoreConformance, runTextIndexConformance, runVectorIndexConformance, runVideoCatalogConformance };
+export {
+  runChapterStoreConformance,
+  runExtractionLedgerConformance,
+  runGraphStoreConformance,
+  runTextIndexConformance,
+  runVectorIndexConformance,
+  runVideoCatalogConformance,
+};
 
 /** Every part's cases, on a fresh store from `open` each. */
 export function runStoreConformance(name: string, open: OpenStore): void {
@@ -21,5 +30,6 @@ export function runStoreConformance(name: string, open: OpenStore): void {
     runVectorIndexConformance(name, open);
     runGraphStoreConformance(name, open);
     runExtractionLedgerConformance(name, open);
+    runChapterStoreConformance(name, open);
   });
 }

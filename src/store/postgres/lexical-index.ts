@@ -2,9 +2,9 @@
 // same on both stores:
 //   score(doc) = Σ over query phrases of idf · f·(k1 + 1) / (f + k1·(1 − b + b·|doc| / avgdl))
 // where f is the phrase's count in each searched field times the field's weight, |doc| the document's tokens in every
-// field (plus one for the video token FTS5's `video` column holds in the clip and video indexes), avgdl the mean of
-// that over the index, and idf = ln((N − n + 0.5) / (n + 0.5)) (at least 1e-6) with n the documents holding the phrase
-// in the searched fields. A term weighted w counts w times, as a term repeated w times does in an FTS5 query.
+// field (plus one for the video token FTS5's `video` column holds in the clip, video and chapter indexes), avgdl the
+// mean of that over the index, and idf = ln((N − n + 0.5) / (n + 0.5)) (at least 1e-6) with n the documents holding
+// the phrase in the searched fields. A term weighted w counts w times, as a term repeated w times does in an FTS5 query.
 //
 // `lexical_terms` gives each term an id and keeps how many documents hold it in each non-empty set of fields (7 counts
 // for 3 fields, a bit per field), so n is one lookup whichever fields a query searches. Each term's documents are its
@@ -22,8 +22,11 @@ import { countPhrase, Fts5Tokens } from "./fts5-tokens.js";
 import { prepared } from "./prepared.js";
 import { addPosting, copyPosting, decodePostings, emptyPostings, encodePostings, sortPostings, type Postings } from "./postings.js";
 
-/** The three indexes and their fields: clip documents, whole-video documents, entities (name and aliases, description). */
-export const lexicalIndexes = { clip: 0, video: 1, entity: 2 } as const;
+/**
+ * The indexes and their fields: clip documents and whole-video documents (transcript, screen, visual), entities (name and
+ * aliases, description), chapters (title, summary, text).
+ */
+export const lexicalIndexes = { clip: 0, video: 1, entity: 2, chapter: 3 } as const;
 export type LexicalIndexName = keyof typeof lexicalIndexes;
 
 const k1 = 1.2;
@@ -40,7 +43,7 @@ const mergeFanIn = 8;
 /** Where the size tiers of small blocks start: `width_bucket(postings, tierStarts)` is a block's tier. */
 const tierStarts = [8, 64, 512];
 
-/** A document to index: its owner's key, the video it belongs to (clip and video documents), its fields' text. */
+/** A document to index: its owner's key, the video it belongs to (all but entities), its fields' text. */
 export interface LexicalDocument {
   key: number;
   videoKey?: number;
@@ -54,7 +57,7 @@ export interface LexicalSearch {
   /** One weight per field of the index. */
   fieldWeights: number[];
   limit: number;
-  /** Only documents of these videos, by id (clip and video indexes); those not ready match nothing. */
+  /** Only documents of these videos, by id (not entities); those not ready match nothing. */
   videoIds?: string[];
 }
 
@@ -512,8 +515,9 @@ export class LexicalIndex {
  * fills one. Schema 1 kept at most 1023 of a term in a field; documents with such a count (a whole long video) are then
  * indexed again from their text, so their lists have the counts as counted.
  */
-export async function buildPostingLists(client: PoolClient, loaders: Record<LexicalIndexName, FieldLoader>): Promise<void> {
-  for (const index of Object.keys(lexicalIndexes) as LexicalIndexName[]) {
+export async function buildPostingLists(client: PoolClient, loaders: Record<Exclude<LexicalIndexName, "chapter">, FieldLoader>): Promise<void> {
+  // Schema 1 had no chapter index.
+  for (const index of Object.keys(loaders) as (keyof typeof loaders)[]) {
     const pending = new Map<number, StoredDocument[]>();
     const flush = async (onlyFull: boolean): Promise<void> => {
       const lists = [...pending].filter(([, documents]) => !onlyFull || documents.length >= blockPostings);

@@ -10,6 +10,7 @@ import { blockMayHold, encodeFrames, framesInWindow, SegmentBlockView, segmentsI
 import type { LexicalIndex } from "./lexical-index.js";
 import { prepared } from "./prepared.js";
 import { SegmentBlocks, transcriptBlocks, withSegmentBlocks, type BlockColumns } from "./packed-rows.js";
+import { deleteChapters, writeChapters } from "./postgres-chapters.js";
 import { writeSegments, type PostgresContext } from "./postgres-context.js";
 import { clearGraph, pruneGraph, writeGraph, type TouchedGraph } from "./postgres-graph-writes.js";
 import { upsertClipStages, writeSignals } from "./postgres-ledger.js";
@@ -56,6 +57,7 @@ async function clearContent(lexical: LexicalIndex, client: PoolClient, videoKey:
   }
   await client.query(`DELETE FROM vectors WHERE video_key = $1`, [videoKey]);
   await pruneSpaces(client);
+  await deleteChapters(lexical, client, videoKey);
   return touched;
 }
 
@@ -186,6 +188,7 @@ export class PostgresCatalog implements VideoCatalog {
       await writeSignals(client, key, content.signals ?? []);
       await upsertClipStages(client, key, content.clipStages);
       await writeVectors(client, key, video.id, content.vectors ?? []);
+      if (content.chapters) await writeChapters(this.context.lexical, client, key, video.id, content.chapters);
       if (content.graph) {
         await writeGraph(this.context.lexical, client, key, video.id, content.graph, new Set(content.clips.map((clip) => clip.index)), new SegmentText(content.segments));
       }

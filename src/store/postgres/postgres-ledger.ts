@@ -1,6 +1,6 @@
 // The ExtractionLedger part of the Postgres store: each clip's light signals and deferred stage states, and the
-// write-back of a stage's output, which changes segments, documents, vectors and graph in one transaction through the
-// other parts' write helpers.
+// write-back of a stage's output, which changes segments, documents, vectors, graph and chapters in one transaction
+// through the other parts' write helpers.
 
 import type { PoolClient } from "pg";
 import { VideoRagError } from "../../spec/index.js";
@@ -18,6 +18,7 @@ import type {
 import { SegmentText, transcriptRuns } from "../packed-text.js";
 import { sumExtractionStatus, type StageCountRow, type VideoClipCountRow } from "../shared-extraction-status.js";
 import { toClipSignals, toClipStageState, type ClipSignalsRow, type ClipStageRow } from "../shared-ledger-rows.js";
+import { writeChapters } from "./postgres-chapters.js";
 import { readSegments, writeSegments, type PostgresContext } from "./postgres-context.js";
 import { clearGraph, packChunksAgain, pruneGraph, readChunkTexts, writeGraph } from "./postgres-graph-writes.js";
 import { clipDocuments, readClipTexts, wholeVideo, type ClipText } from "./postgres-text-index.js";
@@ -174,6 +175,8 @@ export class PostgresLedger implements ExtractionLedger {
         // The chunks stay, but the segments they were packed against moved: they are packed against the new ones.
         await packChunksAgain(client, videoKey, chunks, new SegmentText(segments ?? []));
       }
+      // Chapters come whole, made again from the video's new text; absent, the stored ones stay.
+      if (update.chapters) await writeChapters(this.context.lexical, client, videoKey, update.videoId, update.chapters);
       await upsertClipStages(client, videoKey, update.stages);
     });
   }

@@ -291,6 +291,27 @@ DROP TABLE lexical_docs;
 ALTER TABLE lexical_postings SET (autovacuum_vacuum_scale_factor = 0.02);
 `;
 
+/**
+ * Version 5: chapters, a video's stretches about one topic, as SQLite's schema 10 keeps them: a row each with its title,
+ * summary and text, and a fourth lexical index (3) of those three fields, which the posting lists hold like the others
+ * (see lexical-index.ts), so chapters rank as on SQLite. A library from before has no chapters: nothing to build.
+ */
+const schemaV5 = `
+CREATE TABLE chapters (
+  key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  video_key bigint NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  chapter_index integer NOT NULL,
+  start_second double precision NOT NULL,
+  end_second double precision NOT NULL,
+  title text NOT NULL,
+  summary text NOT NULL,
+  text text NOT NULL,
+  made_by text NOT NULL,
+  UNIQUE (video_key, chapter_index)
+);
+INSERT INTO lexical_totals (index, documents, tokens) VALUES (3, 0, 0) ON CONFLICT (index) DO NOTHING;
+`;
+
 /** What a migration needs from the store's code. */
 export interface MigrationHooks {
   /** Fills schema 2's posting lists from the documents schema 1 kept. */
@@ -307,6 +328,7 @@ const migrations: (string | { sql: string; then: (client: PoolClient, hooks: Mig
   { sql: schemaV2, then: (client, hooks) => hooks.buildPostingLists(client) },
   { sql: schemaV3, then: (client, hooks) => hooks.packSegmentsAndFrames(client) },
   { sql: schemaV4, then: (client, hooks) => hooks.packText(client) },
+  schemaV5,
 ];
 
 export const postgresSchemaVersion = migrations.length;

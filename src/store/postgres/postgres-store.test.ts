@@ -12,7 +12,7 @@ import { VideoRagError, type ClipDocument, type LexicalQuery, type Segment, type
 import { needsPostgres, startPostgres, type TestPostgres } from "../../test-support/postgres.js";
 import { chunkTextBlocks, decodeExcerpt, decodeFrames, joinTranscript, SegmentBlockView, segmentsPerBlock, unpackChunkText } from "../packed-text.js";
 import { openSqliteStore } from "../sqlite/sqlite-store.js";
-import { runStoreConformance, sampleVideo, withGraph } from "../conformance/index.js";
+import { chapterQueries, chapterVideos, churnChapters, runStoreConformance, sampleVideo, withGraph } from "../conformance/index.js";
 import { blockPostings } from "./lexical-index.js";
 import { decodePostings, emptyPostings } from "./postings.js";
 import { postgresSchemaVersion } from "./postgres-schema.js";
@@ -21,15 +21,17 @@ import { openPostgresStore } from "./postgres-store.js";
 if (needsPostgres) console.log(`# skipping the Postgres store tests: ${needsPostgres}`);
 
 /**
- * Turns a closed library into one of an older schema: its text plain again and each document's term list back (schema
- * 3); for schema 2 and before, its segment blocks back into a row of arrays per video and its frame lists into a row per
- * frame; then `sql` for what the schema before that lacked.
+ * Turns a closed library into one of an older schema: without chapters (schema 4); its text plain again and each
+ * document's term list back (schema 3); for schema 2 and before, its segment blocks back into a row of arrays per video
+ * and its frame lists into a row per frame; then `sql` for what the schema before that lacked.
  */
 async function asOlderSchema(url: string, version: number, sql = ""): Promise<void> {
   const client = new pg.Client(url);
   await client.connect();
   try {
-    await asSchema3(client);
+    await client.query(`DROP TABLE chapters;
+      DELETE FROM lexical_postings WHERE index = 3; DELETE FROM lexical_terms WHERE index = 3; DELETE FROM lexical_totals WHERE index = 3`);
+    if (version < 4) await asSchema3(client);
     if (version < 3) await asSchema2(client);
     await client.query(`${sql}; UPDATE videorag_schema SET version = ${version}`);
   } finally {
@@ -482,6 +484,52 @@ describe("Postgres store", { skip: needsPostgres }, () => {
       }
     } finally {
       await store.close().catch(() => undefined);
+    }
+  });
+
+  test("chapters rank as on SQLite: every score equal, after write-backs, re-commits and removals, pruned or not", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "videorag-pg-chapters-"));
+    const sqlite = openSqliteStore(join(folder, "library.sqlite"));
+    const url = await server.createDatabase();
+    const postgres = await openPostgresStore(url);
+    const pruning = await openPostgresStore(url, { readPostingsAtOnce: 0 });
+    try {
+      await churnChapters(sqlite);
+      await churnChapters(postgres);
+      assert.deepEqual(await postgres.listChapters(), await sqlite.listChapters());
+      const scored = async (store: Store, query: (typeof chapterQueries)[number]) =>
+        (await store.searchChapters(query)).map((match) => `${match.videoId}#${match.chapterIndex} ${match.startSecond}-${match.endSecond} ${match.score.toPrecision(9)}`);
+      for (const query of chapterQueries) {
+        const expected = await scored(sqlite, query);
+        assert.ok(expected.length > 0, JSON.stringify(query));
+        // The fixture has no two chapters with equal scores, so the order is the same too.
+        assert.deepEqual(await scored(postgres, query), expected, JSON.stringify(query));
+        assert.deepEqual(await scored(pruning, query), expected, `${JSON.stringify(query)}, pruned`);
+      }
+    } finally {
+      await Promise.all([postgres.close(), pruning.close()]);
+      await sqlite.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  test("a schema 4 library is migrated: it keeps its videos and gains chapters, written and searched", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore(url);
+    await store.commitVideo(sampleVideo("old", ["kneading the dough", "baking the loaf"]));
+    await store.close();
+    await asOlderSchema(url, 4);
+    const migrated = await openPostgresStore(url);
+    try {
+      assert.equal((await migrated.getVideo("old"))?.clipCount, 2);
+      assert.deepEqual(await migrated.getChapters("old"), []);
+      assert.equal((await migrated.searchClips({ terms: [{ text: "bake", weight: 1 }], limit: 5 }))[0]?.clipIndex, 1);
+      const { bread } = chapterVideos();
+      await migrated.commitVideo(bread);
+      assert.deepEqual(await migrated.getChapters("bread"), bread.chapters);
+      assert.equal((await migrated.searchChapters({ terms: [{ text: "baking", weight: 1 }], limit: 5 }))[0]?.chapterIndex, 1);
+    } finally {
+      await migrated.close();
     }
   });
 

@@ -3,8 +3,8 @@
 // READ COMMITTED retried on deadlock, identity keys and a sequence for change numbers, pgvector with an HNSW index per
 // vector space, and BM25 computed in SQL from term statistics (lexical-index.ts) so ranking matches SQLite's.
 // This file opens a library and composes the store from its parts, one file each: postgres-catalog.ts,
-// postgres-text-index.ts, postgres-vectors.ts, postgres-graph.ts (with postgres-graph-writes.ts) and postgres-ledger.ts,
-// over the state they share (postgres-context.ts).
+// postgres-text-index.ts, postgres-vectors.ts, postgres-graph.ts (with postgres-graph-writes.ts), postgres-ledger.ts and
+// postgres-chapters.ts, over the state they share (postgres-context.ts).
 
 import pg from "pg";
 import { VideoRagError } from "../../spec/index.js";
@@ -13,6 +13,7 @@ import { composeStore } from "../compose-store.js";
 import { redactUrl } from "./postgres-url.js";
 import { defaultReadAtOnce } from "./lexical-index.js";
 import { PostgresCatalog } from "./postgres-catalog.js";
+import { PostgresChapters } from "./postgres-chapters.js";
 import { PostgresContext, storeError } from "./postgres-context.js";
 import { PostgresGraph } from "./postgres-graph.js";
 import { PostgresLedger } from "./postgres-ledger.js";
@@ -75,6 +76,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     vectorIndex: new PostgresVectorIndex(context),
     graph: new PostgresGraph(context),
     ledger: new PostgresLedger(context),
+    chapters: new PostgresChapters(context),
     close: () => context.close(),
   });
 }

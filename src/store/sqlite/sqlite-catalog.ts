@@ -15,6 +15,7 @@ import type {
 } from "../../spec/index.js";
 import { encodeFrames, framesInWindow, segmentsInWindow, SegmentText, transcriptRuns } from "../packed-text.js";
 import { toClipDocument, toVideo, type VideoRow } from "../shared-catalog-rows.js";
+import type { SqliteChapters } from "./sqlite-chapters.js";
 import { videoColumns, type SqliteContext } from "./sqlite-context.js";
 import type { SqliteGraphWrites, TouchedGraph } from "./sqlite-graph-writes.js";
 import type { SqliteLedger } from "./sqlite-ledger.js";
@@ -74,6 +75,7 @@ export interface CatalogWriters {
   ledger: SqliteLedger;
   vectors: SqliteVectorIndex;
   graphWrites: SqliteGraphWrites;
+  chapters: SqliteChapters;
 }
 
 /** Videos, their clips, segments and frames, and ingests' staged results (VideoCatalog). */
@@ -100,6 +102,7 @@ export class SqliteCatalog implements VideoCatalog {
     this.statements.deleteFrames.run(videoKey);
     this.writers.ledger.deleteClipStages(videoKey);
     this.writers.vectors.clearVectors(videoKey);
+    this.writers.chapters.deleteChapters(videoKey);
     return touched;
   }
 
@@ -209,6 +212,7 @@ export class SqliteCatalog implements VideoCatalog {
         this.writers.ledger.writeSignals(key, content.signals ?? []);
         this.writers.ledger.writeClipStages(key, content.clipStages ?? []);
         this.writers.vectors.writeVectors(key, video.id, content.vectors ?? []);
+        if (content.chapters) this.writers.chapters.writeChapters(key, video.id, content.chapters);
         if (content.graph) {
           this.writers.graphWrites.writeGraph(key, video.id, content.graph, new Set(content.clips.map((clip) => clip.index)), new SegmentText(content.segments));
         }

@@ -33,6 +33,7 @@ function prepareSharedStatements(db: Database.Database) {
   return {
     videoById: db.prepare(`SELECT ${videoColumns} FROM videos WHERE id = ?`),
     videoIdsByKeys: db.prepare(`SELECT key, id FROM videos WHERE status = 'ready' AND key IN (SELECT value FROM json_each(?))`),
+    videoKeysByIds: db.prepare(`SELECT key FROM videos WHERE status = 'ready' AND id IN (SELECT value FROM json_each(?))`).pluck(),
     deleteSegmentBlocks: db.prepare(`DELETE FROM segment_blocks WHERE video_key = ?`),
     insertSegmentBlock: db.prepare(`INSERT INTO segment_blocks (video_key, block_index, min_start_second,
         max_start_second, max_end_second, segments) VALUES (?, ?, ?, ?, ?, ?)`),
@@ -103,6 +104,11 @@ export class SqliteContext {
   /** The ids of the ready videos among these keys. */
   readyVideoIds(keys: number[]): { key: number; id: string }[] {
     return this.statements.videoIdsByKeys.all(JSON.stringify(keys)) as { key: number; id: string }[];
+  }
+
+  /** The keys of the ready videos among these ids. */
+  readyVideoKeys(ids: string[]): number[] {
+    return this.statements.videoKeysByIds.all(JSON.stringify(ids)) as number[];
   }
 
   /** Replaces a video's segments with these, in this order, as blocks (see schema version 7). */

@@ -1,5 +1,5 @@
 // The SQLite store's ExtractionLedger: the light signals and deferred stage states of each clip, the write-back of a
-// stage's output (segments, documents, vectors and graph in one transaction), and the extraction status they sum to.
+// stage's output (segments, documents, vectors, graph and chapters in one transaction), and the extraction status they sum to.
 
 import type Database from "better-sqlite3";
 import { VideoRagError } from "../../spec/index.js";
@@ -7,6 +7,7 @@ import type { ClipSignals, ClipStageRecord, ClipStageState, ClipStageStatus, Cli
 import { SegmentText, transcriptRuns } from "../packed-text.js";
 import { sumExtractionStatus, type StageCountRow, type VideoClipCountRow } from "../shared-extraction-status.js";
 import { toClipSignals, toClipStageState, type ClipSignalsRow, type ClipStageRow } from "../shared-ledger-rows.js";
+import type { SqliteChapters } from "./sqlite-chapters.js";
 import type { SqliteContext } from "./sqlite-context.js";
 import type { SqliteGraphWrites } from "./sqlite-graph-writes.js";
 import type { SqliteVectorIndex } from "./sqlite-vectors.js";
@@ -54,6 +55,7 @@ export class SqliteLedger implements ExtractionLedger {
     private readonly context: SqliteContext,
     private readonly vectors: SqliteVectorIndex,
     private readonly graphWrites: SqliteGraphWrites,
+    private readonly chapters: SqliteChapters,
   ) {
     this.statements = prepareLedgerStatements(context.db);
   }
@@ -181,6 +183,8 @@ export class SqliteLedger implements ExtractionLedger {
           // The chunks stay, but the segments they were packed against moved: pack them against the new ones.
           this.graphWrites.repackChunks(chunkTexts, new SegmentText(segments ?? []));
         }
+        // Chapters come whole, made again from the video's new text; absent, the stored ones stay.
+        if (update.chapters) this.chapters.writeChapters(videoKey, update.videoId, update.chapters);
         this.writeClipStages(videoKey, update.stages);
       }).immediate(),
     );

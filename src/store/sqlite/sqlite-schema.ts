@@ -506,6 +506,32 @@ CREATE TABLE frame_lists (
   db.exec(`DROP TABLE frames`);
 }
 
+/**
+ * Version 10: chapters, a video's stretches about one topic (topic segmentation of its text), each a BM25 document of its
+ * own. `chapter_fts` is contentless like the other lexical indexes (version 9): a chapter's title, summary and text are
+ * kept in `chapters`, from which a row is forgotten exactly. Its tokenizer is the clip index's, so a query's words stem
+ * alike in both, and it carries the same `video` column of one token per video, so a search restricted to some videos
+ * is an FTS5 AND, as for clips. A library from before gets the empty tables: its videos have no chapters until written.
+ */
+const schemaV10 = `
+CREATE TABLE chapters (
+  key INTEGER PRIMARY KEY,
+  video_key INTEGER NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  chapter_index INTEGER NOT NULL,
+  start_second REAL NOT NULL,
+  end_second REAL NOT NULL,
+  title TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  text TEXT NOT NULL,
+  made_by TEXT NOT NULL,
+  UNIQUE (video_key, chapter_index)
+);
+CREATE VIRTUAL TABLE chapter_fts USING fts5 (
+  title, summary, text, video,
+  tokenize = 'porter unicode61 remove_diacritics 2', content = ''
+);
+`;
+
 /** What a migration needs from the store: rebuilding the lexical indexes reads packed text, which the store decodes. */
 export interface MigrationHooks {
   rebuildLexicalIndexes(db: Database.Database): void;
@@ -513,7 +539,7 @@ export interface MigrationHooks {
 
 /** Migrations by the version they lead to; index 0 creates version 1. */
 const migrations: (string | ((db: Database.Database, hooks: MigrationHooks) => void))[] = [
-  schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8, schemaV9,
+  schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8, schemaV9, schemaV10,
 ];
 
 export const schemaVersion = migrations.length;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import Database from "better-sqlite3";
 import { VideoRagError, type Chunk, type ClipDocument, type Segment } from "../../spec/index.js";
-import { runStoreConformance, sampleVideo, withGraph } from "../conformance/index.js";
+import { chapterQueries, chapterVideos, churnChapters, runStoreConformance, sampleVideo, withGraph } from "../conformance/index.js";
 import { migrate, schemaVersion } from "./sqlite-schema.js";
 import { openSqliteStore, rebuildLexicalIndexes } from "./sqlite-store.js";
 
@@ -643,4 +643,49 @@ test("the lexical indexes forget exactly: after re-ingest, write-back, descripti
   } finally {
     await store.close();
   }
+});
+
+test("chapter scores after write-backs, re-commits and removals are those of a fresh library holding what is left", async () => {
+  const churned = openSqliteStore(freshPath());
+  const fresh = openSqliteStore(freshPath());
+  try {
+    await churnChapters(churned);
+    await churnChapters(fresh, true);
+    assert.deepEqual(await churned.listChapters(), await fresh.listChapters());
+    for (const query of chapterQueries) {
+      const scores = async (store: typeof fresh) =>
+        (await store.searchChapters(query)).map((match) => `${match.videoId}#${match.chapterIndex} ${match.score.toPrecision(12)}`);
+      const expected = await scores(fresh);
+      assert.ok(expected.length > 0, JSON.stringify(query));
+      assert.deepEqual(await scores(churned), expected, JSON.stringify(query));
+    }
+  } finally {
+    await churned.close();
+    await fresh.close();
+  }
+});
+
+test("a library written with schema 9 opens with chapters: its videos stay, and chapters are written and searched", async () => {
+  const path = freshPath();
+  const store = openSqliteStore(path);
+  await store.commitVideo(sampleVideo("old", ["kneading the dough", "baking the loaf"]));
+  await store.close();
+  const raw = new Database(path);
+  raw.exec(`DROP TABLE chapters; DROP TABLE chapter_fts; PRAGMA user_version = 9`);
+  raw.close();
+  const migrated = openSqliteStore(path);
+  try {
+    assert.equal((await migrated.getVideo("old"))?.clipCount, 2);
+    assert.deepEqual(await migrated.getChapters("old"), []);
+    assert.equal((await migrated.searchClips({ terms: [{ text: "bake", weight: 1 }], limit: 5 }))[0]?.clipIndex, 1);
+    const { bread } = chapterVideos();
+    await migrated.commitVideo(bread);
+    assert.deepEqual(await migrated.getChapters("bread"), bread.chapters);
+    assert.equal((await migrated.searchChapters({ terms: [{ text: "baking", weight: 1 }], limit: 5 }))[0]?.chapterIndex, 1);
+  } finally {
+    await migrated.close();
+  }
+  const reopened = new Database(path);
+  assert.equal(reopened.pragma("user_version", { simple: true }), schemaVersion);
+  reopened.close();
 });

@@ -1,8 +1,9 @@
-// The default Store: one SQLite file (WAL) with metadata tables, resumable stage rows, two FTS5 indexes for BM25 (one
-// over clip documents, one over whole videos), a table of embedding vectors searched with sqlite-vec, and the knowledge
-// graph (chunks, entities, relations and the chunks that stated each), merged across videos as they commit. Each part
-// of the Store is a file of its own (sqlite-catalog.ts, sqlite-text-index.ts, sqlite-vectors.ts, sqlite-graph.ts,
-// sqlite-ledger.ts) over the state they share (sqlite-context.ts); this file opens the library and composes them.
+// The default Store: one SQLite file (WAL) with metadata tables, resumable stage rows, FTS5 indexes for BM25 (over clip
+// documents, whole videos and chapters), a table of embedding vectors searched with sqlite-vec, and the knowledge graph
+// (chunks, entities, relations and the chunks that stated each), merged across videos as they commit. Each part of the
+// Store is a file of its own (sqlite-catalog.ts, sqlite-text-index.ts, sqlite-vectors.ts, sqlite-graph.ts,
+// sqlite-ledger.ts, sqlite-chapters.ts) over the state they share (sqlite-context.ts); this file opens the library and
+// composes them.
 
 import { createRequire } from "node:module";
 import Database from "better-sqlite3";
@@ -10,6 +11,7 @@ import type * as SqliteVec from "sqlite-vec";
 import type { Store } from "../../spec/index.js";
 import { composeStore } from "../compose-store.js";
 import { SqliteCatalog } from "./sqlite-catalog.js";
+import { SqliteChapters } from "./sqlite-chapters.js";
 import { SqliteContext, storeError } from "./sqlite-context.js";
 import { SqliteGraph } from "./sqlite-graph.js";
 import { SqliteGraphWrites } from "./sqlite-graph-writes.js";
@@ -72,13 +74,15 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const context = new SqliteContext(db, path);
   const vectorIndex = new SqliteVectorIndex(context, vectorSearchUnavailable);
   const graphWrites = new SqliteGraphWrites(context, vectorSearchUnavailable, options.exactMergeScanLimit ?? defaultExactMergeScanLimit);
-  const ledger = new SqliteLedger(context, vectorIndex, graphWrites);
+  const chapters = new SqliteChapters(context);
+  const ledger = new SqliteLedger(context, vectorIndex, graphWrites, chapters);
   return composeStore({
-    catalog: new SqliteCatalog(context, { ledger, vectors: vectorIndex, graphWrites }),
+    catalog: new SqliteCatalog(context, { ledger, vectors: vectorIndex, graphWrites, chapters }),
     textIndex: new SqliteTextIndex(context),
     vectorIndex,
     graph: new SqliteGraph(context, graphWrites),
     ledger,
+    chapters,
     close: async () => {
       if (db.open) db.close();
     },

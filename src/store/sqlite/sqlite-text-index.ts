@@ -16,8 +16,8 @@ const maxRepeatedWeight = 8;
 export const repeatable = (weights: Map<string, number>): boolean =>
   [...weights.values()].every((weight) => Number.isInteger(weight) && weight <= maxRepeatedWeight);
 
-/** The FTS5 token naming a video in the `video` column of both indexes. */
-const videoToken = (key: number): string => `k${key}`;
+/** The FTS5 token naming a video in the `video` column of the clip, video and chapter indexes. */
+export const videoToken = (key: number): string => `k${key}`;
 
 /** Quotes text as an FTS5 string, so user words are never read as query syntax. */
 export const quote = (text: string): string => `"${text.replace(/"/g, '""')}"`;
@@ -136,9 +136,60 @@ export function rebuildLexicalIndexes(db: Database.Database): void {
   for (const entityKey of db.prepare(`SELECT key FROM entities`).pluck().all() as number[]) indexes.indexEntity(entityKey);
 }
 
+/** One BM25 ranking of a contentless FTS5 index, as `rankByBm25` runs it. */
+export interface Bm25Ranking {
+  table: string;
+  /** The `bm25(table, weights…)` call, its column weights written as plain numbers (bm25() takes literals). */
+  bm25: string;
+  /** The columns the terms and phrases are matched in. */
+  columns: readonly string[];
+  /** Terms (see `termWeights`) with their weights. */
+  weights: Map<string, number>;
+  phrases: string[];
+  /** An FTS5 expression the match must also satisfy (see `videoRestriction`), or "". */
+  restriction: string;
+  limit: number;
+}
+
+/**
+ * Best rows first as [rowid, score], BM25 through FTS5 (k1 = 1.2, b = 0.75), higher is better. FTS5's bm25() sums over
+ * the query's phrases, so integer term weights are exact when the term is repeated; other weights take a slower,
+ * equally exact path of one query per term summed here.
+ */
+export function rankByBm25(context: SqliteContext, ranking: Bm25Ranking): RankedKey[] {
+  const { table, bm25, weights, phrases, restriction, limit } = ranking;
+  const columns = `{${ranking.columns.join(" ")}}`;
+  if (repeatable(weights)) {
+    const parts = [...weights].flatMap(([text, weight]) => Array<string>(weight).fill(quote(text)));
+    parts.push(...phrases.map(quote));
+    const match = `${columns} : (${parts.join(" OR ")})${restriction}`;
+    const statement = context.prepareSearch(`SELECT rowid, -${bm25} AS score FROM ${table} WHERE ${table} MATCH ? ORDER BY score DESC LIMIT ?`);
+    return statement.all(match, limit) as RankedKey[];
+  }
+  const statement = context.prepareSearch(`SELECT rowid, -${bm25} AS score FROM ${table} WHERE ${table} MATCH ?`);
+  const scores = new Map<number, number>();
+  const add = (expression: string, weight: number): void => {
+    for (const [key, score] of statement.all(`${columns} : (${expression})${restriction}`) as RankedKey[]) {
+      scores.set(key, (scores.get(key) ?? 0) + weight * score);
+    }
+  };
+  for (const [text, weight] of weights) add(quote(text), weight);
+  for (const phrase of phrases) add(quote(phrase), 1);
+  return [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);
+}
+
+/**
+ * The FTS5 expression keeping only rows of these ready videos, through the `video` column of one token per video: ""
+ * when `videoIds` is absent, undefined when none of them is ready (nothing can match).
+ */
+export function videoRestriction(context: SqliteContext, videoIds: string[] | undefined): string | undefined {
+  if (!videoIds) return "";
+  const keys = context.readyVideoKeys(videoIds);
+  return keys.length === 0 ? undefined : ` AND video : (${keys.map(videoToken).join(" OR ")})`;
+}
+
 function prepareTextStatements(db: Database.Database) {
   return {
-    videoKeysByIds: db.prepare(`SELECT key FROM videos WHERE status = 'ready' AND id IN (SELECT value FROM json_each(?))`),
     clipsByKeys: db.prepare(`SELECT c.key, v.id AS video_id, c.clip_index, c.start_second, c.end_second
         FROM clips c JOIN videos v ON v.key = c.video_key WHERE c.key IN (SELECT value FROM json_each(?))`),
     clipCount: db.prepare(`SELECT count(*) FROM clips`).pluck(),
@@ -171,50 +222,27 @@ export class SqliteTextIndex implements TextIndex {
     });
   }
 
-  /**
-   * BM25 through FTS5 (k1 = 1.2, b = 0.75), with field weights as FTS5 column weights. FTS5's bm25() sums over the query's
-   * phrases, so integer term weights are exact when the term is repeated; other weights take a slower, equally exact path
-   * of one query per term summed here.
-   */
+  /** BM25 through FTS5 over clips or whole videos, with the query's field weights as FTS5 column weights. */
   private search(table: "clip_fts" | "video_fts", query: LexicalQuery): RankedKey[] {
     // Field weights are written into the SQL (bm25() takes literals), so only plain numbers may get there.
     const { fieldWeights: field, limit } = checkLexicalQuery(query);
     const weights = termWeights(query.terms);
     const phrases = (query.phrases ?? []).filter(hasToken);
     if (limit === 0 || (weights.size === 0 && phrases.length === 0)) return [];
-
-    let restriction = "";
-    if (query.videoIds) {
-      const keys = this.statements.videoKeysByIds.all(JSON.stringify(query.videoIds)) as { key: number }[];
-      if (keys.length === 0) return [];
-      restriction = ` AND video : (${keys.map((row) => videoToken(row.key)).join(" OR ")})`;
-    }
-    const bm25 = `bm25(${table}, ${field.transcript}, ${field.screen}, ${field.visual}, 0)`;
+    const restriction = videoRestriction(this.context, query.videoIds);
+    if (restriction === undefined) return [];
     // A channel weighted zero is left out of the match too, so it cannot bring in hits that score nothing.
     const searched = (["transcript", "screen", "visual"] as const).filter((column) => field[column] > 0);
     if (searched.length === 0) return [];
-    const textColumns = `{${searched.join(" ")}}`;
-
-    if (repeatable(weights)) {
-      const parts = [...weights].flatMap(([text, weight]) => Array<string>(weight).fill(quote(text)));
-      parts.push(...phrases.map(quote));
-      const match = `${textColumns} : (${parts.join(" OR ")})${restriction}`;
-      const statement = this.context.prepareSearch(
-        `SELECT rowid, -${bm25} AS score FROM ${table} WHERE ${table} MATCH ? ORDER BY score DESC LIMIT ?`,
-      );
-      return statement.all(match, limit) as RankedKey[];
-    }
-
-    const statement = this.context.prepareSearch(`SELECT rowid, -${bm25} AS score FROM ${table} WHERE ${table} MATCH ?`);
-    const scores = new Map<number, number>();
-    const add = (expression: string, weight: number): void => {
-      for (const [key, score] of statement.all(`${textColumns} : (${expression})${restriction}`) as RankedKey[]) {
-        scores.set(key, (scores.get(key) ?? 0) + weight * score);
-      }
-    };
-    for (const [text, weight] of weights) add(quote(text), weight);
-    for (const phrase of phrases) add(quote(phrase), 1);
-    return [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);
+    return rankByBm25(this.context, {
+      table,
+      bm25: `bm25(${table}, ${field.transcript}, ${field.screen}, ${field.visual}, 0)`,
+      columns: searched,
+      weights,
+      phrases,
+      restriction,
+      limit,
+    });
   }
 
   async termDocumentFrequency(terms: string[]): Promise<{ frequencies: Map<string, number>; documentCount: number }> {
