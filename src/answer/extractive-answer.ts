@@ -104,16 +104,25 @@ function scoreCentrality(candidates: Candidate[]): void {
 /** A sentence's words, for telling whether one line says another. */
 const wordsKey = (text: string): string => ` ${(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(" ")} `;
 
+/** Which channel says a thing best when two say it: speech and subtitles, then the screen, then captions. */
+const channelRank = (source: Segment["source"]): number => (source === "screen" ? 1 : source === "caption" || source === "visual" ? 2 : 0);
+
 /**
- * Candidates without the on-screen text that a spoken line of the same video already says ("Why not pgvector?" on a
- * slide and inside the subtitle that reads it out): the answer says each thing once, in the words spoken.
+ * Candidates without the lines another channel of the same video already says: a slide's "Why not pgvector?" inside the
+ * subtitle that reads it out, a template caption quoting the slide ('On screen: "Why not pgvector?"'). The answer says
+ * each thing once, in the words spoken where they were.
  */
 function withoutRepeatedScreenText(candidates: Candidate[]): Candidate[] {
-  const spoken = candidates.filter((candidate) => candidate.segment.source !== "screen");
+  const keyOf = (candidate: Candidate): string =>
+    wordsKey(channelRank(candidate.segment.source) === 2 ? candidate.segment.text.replace(/^\s*on screen:\s*/i, "") : candidate.segment.text);
+  const keys = new Map(candidates.map((candidate) => [candidate, keyOf(candidate)]));
   return candidates.filter((candidate) => {
-    if (candidate.segment.source !== "screen") return true;
-    const key = wordsKey(candidate.segment.text);
-    return !spoken.some((other) => other.moment.videoId === candidate.moment.videoId && wordsKey(other.segment.text).includes(key));
+    const rank = channelRank(candidate.segment.source);
+    if (rank === 0) return true;
+    const key = keys.get(candidate) as string;
+    return !candidates.some(
+      (other) => other !== candidate && channelRank(other.segment.source) < rank && other.moment.videoId === candidate.moment.videoId && (keys.get(other) as string).includes(key),
+    );
   });
 }
 

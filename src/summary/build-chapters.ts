@@ -114,7 +114,10 @@ function pictureChanges(frames: readonly Frame[]): number[] {
 
 /** The first line of the on-screen text shown when the chapter starts, when it reads like a title. */
 function slideTitle(screens: readonly Segment[], startSecond: number, endSecond: number): string | undefined {
-  const shown = screens.find((screen) => screen.endSecond > startSecond && screen.startSecond < Math.min(endSecond, startSecond + 15));
+  // A slide first read just after the chapter starts is its slide (frames are sampled); else the one shown at its start.
+  const shown =
+    screens.find((screen) => screen.startSecond >= startSecond - 2 && screen.startSecond < Math.min(endSecond, startSecond + 10)) ??
+    screens.find((screen) => screen.endSecond > startSecond + 1 && screen.startSecond <= startSecond + 1);
   const line = shown?.text.split(/\n/).map((part) => part.trim()).find((part) => /\p{L}/u.test(part));
   if (!line) return undefined;
   const words = line.split(/\s+/).length;

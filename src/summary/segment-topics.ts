@@ -27,6 +27,8 @@ export interface SegmentationSettings {
   /** Nats off a boundary's price where the picture changes within `priorWindowSeconds`. */
   pictureWeight: number;
   priorWindowSeconds: number;
+  /** How long after the utterance that starts a slide's chapter the new slide may be first read. */
+  slideLagSeconds: number;
   /** No chapter shorter than this. */
   minChapterSeconds: number;
   /** Nor with fewer content words than this. */
@@ -43,6 +45,7 @@ export const defaultSegmentationSettings: SegmentationSettings = {
   slideWeight: 12,
   pictureWeight: 3,
   priorWindowSeconds: 2,
+  slideLagSeconds: 8,
   minChapterSeconds: 20,
   minChapterWords: 25,
   maxChapterUtterances: 600,
@@ -68,6 +71,10 @@ export function segmentTopics(utterances: readonly Utterance[], priors: Boundary
   const totalWords = words.reduce((sum, list) => sum + list.length, 0);
   if (totalWords === 0) return [];
   const chapterPrice = settings.chapterPenalty * Math.log(Math.max(2, totalWords));
+  // A short video (a two-minute slide deck) has short chapters: the minimums shrink to a sixth of it.
+  const durationSeconds = (utterances.at(-1) as Utterance).endSecond - (utterances[0] as Utterance).startSecond;
+  const minSeconds = Math.min(settings.minChapterSeconds, durationSeconds / 6);
+  const minWords = Math.min(settings.minChapterWords, totalWords / 6);
   const bonus = boundaryBonuses(utterances, priors, settings);
 
   // best[j]: the cheapest segmentation of utterances [0, j); from[j]: where its last chapter starts.
@@ -93,7 +100,7 @@ export function segmentTopics(utterances: readonly Utterance[], priors: Boundary
       const first = utterances[start] as Utterance;
       const final = utterances[end - 1] as Utterance;
       // A chapter too short to stand alone is allowed only as the whole video's end or start being all there is.
-      const tooShort = final.endSecond - first.startSecond < settings.minChapterSeconds || size < settings.minChapterWords;
+      const tooShort = final.endSecond - first.startSecond < minSeconds || size < minWords;
       if (tooShort && !(start === 0 && end === count)) continue;
       const cost = (best[start] as number) + price + size * Math.log(size + vocabulary) - gain;
       if (cost < (best[end] as number)) {
@@ -124,7 +131,9 @@ function boundaryBonuses(utterances: readonly Utterance[], priors: BoundaryPrior
     let value = settings.pauseWeight * Math.min(pause, settings.maxPauseSeconds);
     // A change between the two utterances, or just before this one starts.
     const at = utterance.startSecond;
-    if (near(priors.slideChanges, at) || (priors.slideChanges ?? []).some((time) => time > previous.endSecond && time <= at)) value += settings.slideWeight;
+    // Screen text is read from sampled frames, so a new slide is seen up to one sampling gap after it appeared.
+    const seenLater = (priors.slideChanges ?? []).some((time) => time >= at && time - at <= settings.slideLagSeconds);
+    if (near(priors.slideChanges, at) || seenLater || (priors.slideChanges ?? []).some((time) => time > previous.endSecond && time <= at)) value += settings.slideWeight;
     if (near(priors.pictureChanges, at) || (priors.pictureChanges ?? []).some((time) => time > previous.endSecond && time <= at)) value += settings.pictureWeight;
     bonus[index] = value;
   });

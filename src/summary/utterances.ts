@@ -57,7 +57,8 @@ export function buildUtterances(segments: readonly Segment[], settings: Utteranc
   for (const segment of units) {
     const text = segment.text.trim();
     if (!text) continue;
-    if (open && (segment.startSecond - open.endSecond >= settings.pauseSeconds || segment.source !== open.source)) close();
+    // Screen text comes a slide at a time: each is an utterance of its own.
+    if (open && (segment.startSecond - open.endSecond >= settings.pauseSeconds || segment.source !== open.source || segment.source === "screen")) close();
     open ??= { startSecond: segment.startSecond, endSecond: segment.endSecond, texts: [], source: segment.source, words: 0 };
     open.texts.push(text);
     open.endSecond = Math.max(open.endSecond, segment.endSecond);
