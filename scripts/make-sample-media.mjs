@@ -71,8 +71,10 @@ function makeVideo(directory, video, scratch) {
   const target = join(directory, `${video.name}.mp4`);
   const cues = [];
   const parts = [];
+  const slideStarts = [];
   let clock = 0;
   video.slides.forEach((slide, slideIndex) => {
+    slideStarts.push(clock);
     const textFile = join(scratch, `${video.name}-${slideIndex}.txt`);
     writeFileSync(textFile, [slide.title, "", ...slide.lines].join("\n"));
     const audioParts = [];
@@ -109,7 +111,23 @@ function makeVideo(directory, video, scratch) {
   if (video.subtitles) {
     writeFileSync(join(directory, `${video.name}.srt`), cues.map((cue, index) => `${index + 1}\n${srtTime(cue.startSecond)} --> ${srtTime(cue.endSecond)}\n${cue.text}\n`).join("\n"));
   }
-  return { path: target, seconds: clock };
+  return { path: target, seconds: clock, slideStarts };
+}
+
+/**
+ * Writes one video made of slides (a title and lines on screen, sentences said over each, a sidecar .srt when
+ * `subtitles`) into `directory`; returns its path, length and the second each slide starts.
+ */
+export function makeSlideVideo(directory, video) {
+  if (!font) throw new Error("no DejaVu font found (apt-get install fonts-dejavu-core)");
+  const absolute = resolve(directory);
+  const scratch = join(absolute, `.scratch-${video.name}`);
+  mkdirSync(scratch, { recursive: true });
+  try {
+    return makeVideo(absolute, video, scratch);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 /** Writes the sample videos into `directory` (skipping ones already there) and returns their paths. */

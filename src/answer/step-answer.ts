@@ -2,7 +2,7 @@
 // say what the video is mostly about, near-repeats left out, read in the video's order as numbered steps, about as long
 // as people write such answers (the human answers of the how-to questions run ~90 words).
 
-import type { Citation, Video } from "../spec/index.js";
+import type { Chapter, Citation, Video } from "../spec/index.js";
 import { cosine, termCounts, type Utterance } from "../summary/index.js";
 import { formatCitation } from "../text/citation-format.js";
 
@@ -16,16 +16,18 @@ export interface StepSettings {
   videos: number;
   /** Utterances shorter than this are not steps. */
   minimumWords: number;
+  /** Steps come from the chapter that holds most of the question's words, or from the whole video. */
+  span: "chapter" | "video";
 }
 
-export const defaultStepSettings: StepSettings = { targetWords: 90, centralityWeight: 1, videos: 1, minimumWords: 6 };
+export const defaultStepSettings: StepSettings = { targetWords: 90, centralityWeight: 1, videos: 1, minimumWords: 6, span: "chapter" };
 
 /** An utterance this similar to a chosen one repeats it. */
 const redundantSimilarity = 0.5;
 
 export interface StepInput {
-  /** Candidate videos, best first, with their utterances. */
-  videos: { video: Video; utterances: Utterance[] }[];
+  /** Candidate videos, best first, with their utterances and chapters. */
+  videos: { video: Video; utterances: Utterance[]; chapters: readonly Chapter[] }[];
   /** The question's content stems. */
   questionStems: string[];
   /** How informative a stem is (its idf in the library). */
@@ -37,13 +39,15 @@ export function stepAnswer(input: StepInput): { text: string; citations: Citatio
   const settings = { ...defaultStepSettings, ...input.settings };
   const wanted = [...new Set(input.questionStems)];
   const total = wanted.reduce((sum, stem) => sum + input.stemWeight(stem), 0) || 1;
-  const candidates = input.videos.slice(0, settings.videos).flatMap(({ video, utterances }, rank) => {
+  const coverageOf = (terms: ReadonlyMap<string, number>): number => wanted.reduce((sum, stem) => sum + (terms.has(stem) ? input.stemWeight(stem) : 0), 0) / total;
+  const candidates = input.videos.slice(0, settings.videos).flatMap(({ video, utterances: all, chapters }, rank) => {
+    const utterances = settings.span === "chapter" ? bestChapter(all, chapters, coverageOf) : all;
     const whole = termCounts(utterances.flatMap((utterance) => utterance.stems));
     return utterances
       .filter((utterance) => utterance.words >= settings.minimumWords)
       .map((utterance) => {
         const terms = termCounts(utterance.stems);
-        const coverage = wanted.reduce((sum, stem) => sum + (terms.has(stem) ? input.stemWeight(stem) : 0), 0) / total;
+        const coverage = coverageOf(terms);
         return { video, rank, utterance, terms, score: (coverage + settings.centralityWeight * cosine(terms, whole)) / (1 + rank) };
       });
   });
@@ -69,6 +73,21 @@ export function stepAnswer(input: StepInput): { text: string; citations: Citatio
   }));
   const text = citations.map((citation, index) => `${index + 1}. ${sentenceCase(citation.quote)} ${formatCitation(citation, citation.timesEstimated)}`).join("\n");
   return { text, citations };
+}
+
+/** The utterances of the chapter whose words cover most of the question (all of them when there is one chapter). */
+function bestChapter(utterances: Utterance[], chapters: readonly Chapter[], coverageOf: (terms: ReadonlyMap<string, number>) => number): Utterance[] {
+  if (chapters.length < 2) return utterances;
+  let best = utterances;
+  let bestCoverage = -1;
+  for (const [position, chapter] of chapters.entries()) {
+    const inside = utterances.filter(
+      (utterance) => (position === 0 || utterance.startSecond >= chapter.startSecond) && (position === chapters.length - 1 || utterance.startSecond < chapter.endSecond),
+    );
+    const coverage = coverageOf(termCounts(inside.flatMap((utterance) => utterance.stems)));
+    if (inside.length > 0 && coverage > bestCoverage) [best, bestCoverage] = [inside, coverage];
+  }
+  return best;
 }
 
 function sentenceCase(text: string): string {

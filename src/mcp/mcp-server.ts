@@ -1,5 +1,5 @@
-// The Model Context Protocol face of a library: tools an AI assistant calls over stdio to search, ask, list videos and
-// read transcripts. Every result cites the video and the second twice: in text for the model, and as structured content.
+// The Model Context Protocol face of a library: tools an AI assistant calls over stdio to search, ask, list videos,
+// read transcripts and chapters, and summarize a video. Every result cites the video and the second twice: in text for the model, and as structured content.
 
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -9,10 +9,14 @@ import {
   answerJson,
   answerSchema,
   askRequestSchema,
+  chapterJson,
+  chaptersResponseSchema,
   hitJson,
   retrievalModeSchema,
   searchRequestSchema,
   searchResponseSchema,
+  summaryJson,
+  summaryResponseSchema,
   transcriptSchema,
   videoJson,
   videoListSchema,
@@ -22,6 +26,7 @@ import {
 } from "../api/schemas.js";
 import type { Library } from "../library.js";
 import { toVideoRagError, VideoRagError } from "../spec/index.js";
+import { summaryLengths, type SummaryLength } from "../summary/index.js";
 import { StdioLineTransport } from "./stdio-line-transport.js";
 
 /** What the server tells clients about itself. */
@@ -31,11 +36,16 @@ export interface McpServerOptions {
 }
 
 type Transcript = z.infer<typeof transcriptSchema>;
+type Chapters = z.infer<typeof chaptersResponseSchema>;
+type Summary = z.infer<typeof summaryResponseSchema>;
 
 // The request fields are the HTTP API's; only the descriptions, which the assistant reads, are the tools' own.
 const modeField = retrievalModeSchema.optional().describe("How to retrieve: naive | graph | visual | hybrid (default) | video");
 const limitField = (what: string) => searchRequestSchema.shape.limit.describe(what);
 const secondField = (what: string) => z.number().min(0).optional().describe(what);
+const videoField = z.string().trim().min(1).describe("The video: its id, an id prefix of at least 4 characters, its path or its title");
+// The HTTP API takes exact ids only; an assistant may name a video as get_transcript lets it, and the library resolves it.
+const videoIdsField = (what: string) => searchRequestSchema.shape.videoIds.describe(`${what}: ids from list_videos (an id prefix, path or title works too); absent, the whole library`);
 
 /** Seconds as exact as the index holds them, without float noise: 4.299 → "4.3". */
 function seconds(value: number): string {
@@ -67,6 +77,28 @@ function answerText(answer: AnswerJson): string {
   }
   for (const warning of answer.warnings) lines.push(`warning: ${warning.detail}`);
   return lines.join("\n");
+}
+
+function summaryText(summary: Summary): string {
+  const lines = [`${summary.title} (video ${summary.videoId}), ${summary.length} summary${summary.madeBy === "lite" ? " (extractive: the video's own words)" : ""}:`, summary.text];
+  const citations = summary.sentences.flatMap((sentence) => sentence.citations);
+  if (citations.length > 0) {
+    lines.push("", "Sources:");
+    citations.forEach((citation, index) => lines.push(`${index + 1}. ${citedMoment(citation, citation.timesEstimated)}: "${oneLine(citation.quote, 300)}"`));
+  }
+  for (const warning of summary.warnings) lines.push(`warning: ${warning.detail}`);
+  return lines.join("\n");
+}
+
+function chaptersText(chapters: Chapters): string {
+  const head = `${chapters.title} (video ${chapters.videoId})`;
+  if (chapters.chapters.length === 0) return `${head} has no chapters: no subtitles, speech or screen text is indexed.`;
+  return [
+    `${head}, ${chapters.chapters.length} ${chapters.chapters.length === 1 ? "chapter" : "chapters"}:`,
+    ...chapters.chapters.map(
+      (chapter) => `${chapter.index + 1}. ${citedMoment({ videoId: chapters.videoId, title: chapters.title, startSecond: chapter.startSecond, endSecond: chapter.endSecond })} ${chapter.title}${chapter.summary ? `: ${oneLine(chapter.summary, 300)}` : ""}`,
+    ),
+  ].join("\n");
 }
 
 function clips(count: number): string {
@@ -114,8 +146,9 @@ export function createMcpServer(library: Library, options: McpServerOptions): Mc
     {
       instructions:
         "A library of videos indexed by what is said and shown in them. Use search to find moments, ask for an answer with " +
-        "citations, list_videos to see the library and get_transcript to read what is said around a moment. Cite moments " +
-        "to the user as [title m:ss–m:ss].",
+        "citations (both can be limited to some videos with videoIds), list_videos to see the library, get_transcript to " +
+        "read what is said around a moment, list_chapters for a video's parts and summarize_video for what it says. Cite " +
+        "moments to the user as [title m:ss–m:ss].",
     },
   );
 
@@ -128,13 +161,14 @@ export function createMcpServer(library: Library, options: McpServerOptions): Mc
         query: searchRequestSchema.shape.query.describe("What to look for: words said or shown, a topic, a name"),
         mode: modeField,
         limit: limitField("Most moments to return (default 10)"),
+        videoIds: videoIdsField("Search only these videos"),
       },
       outputSchema: searchResponseSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ query, mode, limit }, extra) =>
+    ({ query, mode, limit, videoIds }, extra) =>
       guarded(async () => {
-        const hits = (await library.search(query, { mode, limit, signal: extra.signal })).map(hitJson);
+        const hits = (await library.search(query, { mode, limit, videos: videoIds, signal: extra.signal })).map(hitJson);
         return result(searchText(query, hits), { hits });
       }),
   );
@@ -149,14 +183,15 @@ export function createMcpServer(library: Library, options: McpServerOptions): Mc
         question: askRequestSchema.shape.question.describe("The question, in plain words"),
         mode: modeField,
         limit: limitField("How many moments to draw the answer from"),
+        videoIds: videoIdsField("Answer from these videos only"),
       },
       outputSchema: answerSchema,
       // Asking may extract deferred text from the clips it needs, which the library keeps: not read-only, never destructive.
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
-    ({ question, mode, limit }, extra) =>
+    ({ question, mode, limit, videoIds }, extra) =>
       guarded(async () => {
-        const answer = answerJson(question, await library.ask(question, { mode, limit, signal: extra.signal }));
+        const answer = answerJson(question, await library.ask(question, { mode, limit, videos: videoIds, signal: extra.signal }));
         return result(answerText(answer), answer);
       }),
   );
@@ -184,7 +219,7 @@ export function createMcpServer(library: Library, options: McpServerOptions): Mc
       description:
         "The indexed text of one video (subtitles, speech, on-screen text) between two seconds, each line with its seconds and source.",
       inputSchema: {
-        video: z.string().trim().min(1).describe("The video: its id, an id prefix of at least 4 characters, its path or its title"),
+        video: videoField,
         fromSecond: secondField("Start of the range in seconds (default 0)"),
         toSecond: secondField("End of the range in seconds (default the end of the video)"),
       },
@@ -204,6 +239,43 @@ export function createMcpServer(library: Library, options: McpServerOptions): Mc
         };
         const range = { fromSecond: fromSecond ?? 0, toSecond: toSecond ?? video.durationSeconds, estimated: video.timesEstimated };
         return result(transcriptText(transcript, range), transcript);
+      }),
+  );
+
+  server.registerTool(
+    "list_chapters",
+    {
+      title: "List a video's chapters",
+      description: "The chapters of one video in order: each with its start and end second, a title and a one-line summary.",
+      inputSchema: { video: videoField },
+      outputSchema: chaptersResponseSchema,
+      // Chapters of a video ingested before chapters existed are made on first asking and kept: not read-only, never destructive.
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    },
+    ({ video: reference }) =>
+      guarded(async () => {
+        const { video, chapters } = await library.chapters(reference);
+        const body: Chapters = { videoId: video.id, title: video.title, chapters: chapters.map(chapterJson) };
+        return result(chaptersText(body), body);
+      }),
+  );
+
+  server.registerTool(
+    "summarize_video",
+    {
+      title: "Summarize a video",
+      description: "A summary of one video, chapter by chapter, each sentence citing the video and the seconds it comes from.",
+      inputSchema: {
+        video: videoField,
+        length: z.enum(summaryLengths as [SummaryLength, ...SummaryLength[]]).optional().describe("short: a few lines; medium (default): a paragraph; long: a page"),
+      },
+      outputSchema: summaryResponseSchema,
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    },
+    ({ video, length }, extra) =>
+      guarded(async () => {
+        const summary = summaryJson(await library.summarize(video, { length, signal: extra.signal }));
+        return result(summaryText(summary), summary);
       }),
   );
 

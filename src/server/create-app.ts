@@ -1,6 +1,6 @@
 // The HTTP API over the library API, as an app factory (tested in-process with requests): videos, media with byte
-// ranges, thumbnails, transcripts, search, ask (JSON or server-sent events), ingest jobs, the knowledge graph, the
-// OpenAPI document and the web UI. Errors are `{ error: { code, message } }` with the status from the one error table.
+// ranges, thumbnails, transcripts, chapters, summaries, topics, search, ask (JSON or server-sent events), ingest jobs,
+// the knowledge graph, the OpenAPI document and the web UI. Errors are `{ error: { code, message } }` with the status from the one error table.
 
 import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { extname, join, resolve, sep } from "node:path";
@@ -11,15 +11,20 @@ import type { z } from "zod";
 import {
   answerJson,
   askRequestSchema,
+  chapterJson,
+  chaptersResponseSchema,
   hitJson,
   ingestPathsRequestSchema,
   searchRequestSchema,
+  summaryJson,
+  topicsResponseSchema,
   videoJson,
   type EntityJson,
   type VideoDetailJson,
 } from "../api/index.js";
 import type { Library } from "../library.js";
 import { VideoRagError, toVideoRagError, type Segment, type Video } from "../spec/index.js";
+import { chaptersVtt, summaryLengths, type SummaryLength } from "../summary/index.js";
 import type { IngestJobs } from "./ingest-jobs.js";
 import { newJobId } from "./ingest-jobs.js";
 import { openApiDocument } from "./openapi.js";
@@ -30,8 +35,8 @@ import { createVideoMedia, fileResponse } from "./video-media.js";
 
 export interface AppOptions {
   library: Library;
-  /** Where questions run; default the library on this thread (the server passes its worker threads). */
-  questions?: Pick<Library, "search" | "ask">;
+  /** Where questions and summaries run; default the library on this thread (the server passes its worker threads). */
+  questions?: Pick<Library, "search" | "ask" | "summarize">;
   jobs: IngestJobs;
   version: string;
   /** When set, every route but the health check and the web UI needs `Authorization: Bearer <token>` (or the login cookie). */
@@ -116,6 +121,9 @@ export function createApp(options: AppOptions): Hono {
     if (video.id !== id) throw notFound;
     return video;
   };
+  /** The videos a question is limited to, by exact id as the other routes take them; none: the whole library. */
+  const scope = async (ids: string[] | undefined): Promise<string[] | undefined> =>
+    ids && ids.length > 0 ? [...new Set(await Promise.all(ids.map(async (id) => (await videoById(id)).id)))] : undefined;
 
   app.get("/api/health", async (c) => c.json({ ok: true, version: options.version, profile: await library.profile() }));
 
@@ -187,18 +195,54 @@ export function createApp(options: AppOptions): Hono {
     });
   });
 
+  app.get("/api/videos/:id/chapters.vtt", async (c) => {
+    const { chapters } = await library.chapters((await videoById(c.req.param("id"))).id);
+    c.header("Content-Type", "text/vtt; charset=utf-8");
+    return c.body(chaptersVtt(chapters));
+  });
+
+  app.get("/api/videos/:id/chapters", async (c) => {
+    const { video, chapters } = await library.chapters((await videoById(c.req.param("id"))).id);
+    const body: z.infer<typeof chaptersResponseSchema> = { videoId: video.id, title: video.title, chapters: chapters.map(chapterJson) };
+    return c.json(body);
+  });
+
+  app.get("/api/videos/:id/summary", async (c) => {
+    const length = c.req.query("length");
+    if (length !== undefined && !summaryLengths.includes(length as SummaryLength)) {
+      throw new VideoRagError("ARGUMENT_INVALID", `length must be short, medium or long, not "${length.slice(0, 40)}"`);
+    }
+    const video = await videoById(c.req.param("id"));
+    const summary = await questions.summarize(video.id, { length: length as SummaryLength | undefined, signal: c.req.raw.signal });
+    return c.json(summaryJson(summary));
+  });
+
+  app.get("/api/topics", async (c) => {
+    const body: z.infer<typeof topicsResponseSchema> = {
+      topics: (await library.topics()).map(({ label, terms, videos }) => ({
+        label,
+        terms,
+        videos: videos.map(({ videoId, title, similarity }) => ({ videoId, title, similarity })),
+      })),
+    };
+    return c.json(body);
+  });
+
   app.get("/api/videos/:id/entities", async (c) => c.json({ entities: await library.videoEntities((await videoById(c.req.param("id"))).id, 50) }));
 
   app.post("/api/search", async (c) => {
     const request = await readJson(c, searchRequestSchema);
-    const hits = await questions.search(request.query, { limit: request.limit ?? 10, mode: request.mode, signal: c.req.raw.signal });
+    const videos = await scope(request.videoIds);
+    const hits = await questions.search(request.query, { limit: request.limit ?? 10, mode: request.mode, videos, signal: c.req.raw.signal });
     return c.json({ hits: hits.map(hitJson) });
   });
 
   app.post("/api/ask", async (c) => {
     const request = await readJson(c, askRequestSchema);
     // Clips a running ingest job is about to extract anyway are not extracted a second time for a question.
-    const askOptions = { limit: request.limit, mode: request.mode, extract: request.extract, busyPaths: jobs.busyPaths() };
+    // An unknown video is a 404 before any event is sent.
+    const videos = await scope(request.videoIds);
+    const askOptions = { limit: request.limit, mode: request.mode, extract: request.extract, busyPaths: jobs.busyPaths(), videos };
     if (!(c.req.header("accept") ?? "").includes("text/event-stream")) {
       const answer = await questions.ask(request.question, { ...askOptions, signal: c.req.raw.signal });
       return c.json(answerJson(request.question, answer));

@@ -6,14 +6,17 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { IngestEvent, IngestOptions, IngestReport } from "../ingest/index.js";
 import { disableOnnxTelemetry } from "../providers/onnx/index.js";
-import type { AskOptions, LibraryOptions, SearchOptions } from "../library.js";
+import type { AskOptions, LibraryOptions, SearchOptions, SummarizeOptions } from "../library.js";
 import { VideoRagError, type Answer, type ErrorCode, type Hit } from "../spec/index.js";
+import type { VideoSummary } from "../summary/index.js";
 import type { WorkerReply, WorkerRequest } from "./library-worker.js";
 
 /** The library calls the server runs off its own thread. */
 export interface LibraryThreads {
   search(query: string, options?: SearchOptions): Promise<Hit[]>;
   ask(question: string, options?: AskOptions): Promise<Answer>;
+  /** A video's summary; a language model writes it on a thread, where the model is loaded, not on the server's. */
+  summarize(reference: string, options?: SummarizeOptions): Promise<VideoSummary>;
   ingest(inputs: string[], options?: IngestOptions): Promise<IngestReport>;
   close(): Promise<void>;
 }
@@ -134,12 +137,25 @@ export async function startLibraryThreads(options: LibraryOptions, settings: { q
   }
   const leastBusy = (): LibraryThread => queries.reduce((best, thread) => (thread.load < best.load ? thread : best));
   return {
-    search: (query, { signal, ...rest } = {}) => leastBusy().call<Hit[]>({ method: "search", query, options: rest }, signal),
+    search: (query, { signal, ...rest } = {}) =>
+      leastBusy().call<Hit[]>({ method: "search", query, options: { limit: rest.limit, mode: rest.mode, videos: rest.videos ? [...rest.videos] : undefined } }, signal),
     ask: (question, { signal, onMoments, onText, onExtraction, ...rest } = {}) =>
-      leastBusy().call<Answer>({ method: "ask", question, options: { limit: rest.limit, mode: rest.mode, extract: rest.extract, busyPaths: rest.busyPaths ? [...rest.busyPaths] : undefined } }, signal, (event, data) => {
-        if (event === "moments") onMoments?.(data as Hit[]);
-        else if (event === "text") onText?.(data as string);
-        else if (event === "extraction") onExtraction?.(data as never);
+      leastBusy().call<Answer>(
+        {
+          method: "ask",
+          question,
+          options: { limit: rest.limit, mode: rest.mode, extract: rest.extract, busyPaths: rest.busyPaths ? [...rest.busyPaths] : undefined, videos: rest.videos ? [...rest.videos] : undefined },
+        },
+        signal,
+        (event, data) => {
+          if (event === "moments") onMoments?.(data as Hit[]);
+          else if (event === "text") onText?.(data as string);
+          else if (event === "extraction") onExtraction?.(data as never);
+        },
+      ),
+    summarize: (reference, { signal, onText, length } = {}) =>
+      leastBusy().call<VideoSummary>({ method: "summarize", reference, options: { length } }, signal, (event, data) => {
+        if (event === "text") onText?.(data as string);
       }),
     // Every option that is data crosses to the thread; confinement above all, or a folder's links would lead out.
     ingest: (inputs, { signal, onProgress, ...rest } = {}) =>

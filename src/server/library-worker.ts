@@ -1,4 +1,4 @@
-// The library in a worker thread: the server sends questions and ingest jobs here so that both cores work, a burst of
+// The library in a worker thread: the server sends questions, summaries and ingest jobs here so that both cores work, a burst of
 // questions does not stall an ingest's frame work, and an ingest's frame work does not stall answers. Each worker opens
 // the library itself (its own SQLite connection; WAL lets readers go on while a writer commits).
 
@@ -6,11 +6,13 @@ import { parentPort, workerData } from "node:worker_threads";
 import { openLibrary, type LibraryOptions } from "../library.js";
 import { setChildProcessNiceness } from "../media/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
+import type { SummaryLength } from "../summary/index.js";
 
 /** A request from the server's thread. */
 export type WorkerRequest =
-  | { id: number; method: "search"; query: string; options: { limit?: number; mode?: string } }
-  | { id: number; method: "ask"; question: string; options: { limit?: number; mode?: string; extract?: boolean; busyPaths?: string[] } }
+  | { id: number; method: "search"; query: string; options: { limit?: number; mode?: string; videos?: string[] } }
+  | { id: number; method: "ask"; question: string; options: { limit?: number; mode?: string; extract?: boolean; busyPaths?: string[]; videos?: string[] } }
+  | { id: number; method: "summarize"; reference: string; options: { length?: SummaryLength } }
   | { id: number; method: "ingest"; inputs: string[]; options: { incremental?: boolean; confineTo?: string[]; describeEntities?: boolean } }
   | { id: number; method: "abort" }
   /** Stop the work, close the library (its database and its scratch folder), answer, then end the thread. */
@@ -61,6 +63,8 @@ async function serve(): Promise<void> {
             onText: send("text"),
             onExtraction: send("extraction"),
           });
+        case "summarize":
+          return library.summarize(request.reference, { ...request.options, signal, onText: send("text") });
         case "ingest":
           return library.ingest(request.inputs, { ...request.options, signal, onProgress: send("progress") });
       }

@@ -6,6 +6,7 @@ import { zodToJsonSchema } from "zod-to-json-schema";
 import {
   answerSchema,
   askRequestSchema,
+  chaptersResponseSchema,
   entityListSchema,
   entitySchema,
   errorBodySchema,
@@ -17,6 +18,8 @@ import {
   searchRequestSchema,
   searchResponseSchema,
   statusSchema,
+  summaryResponseSchema,
+  topicsResponseSchema,
   transcriptSchema,
   videoDetailSchema,
   videoListSchema,
@@ -31,6 +34,9 @@ const schemas: Record<string, z.ZodTypeAny> = {
   VideoList: videoListSchema,
   VideoDetail: videoDetailSchema,
   Transcript: transcriptSchema,
+  Chapters: chaptersResponseSchema,
+  Summary: summaryResponseSchema,
+  Topics: topicsResponseSchema,
   SearchRequest: searchRequestSchema,
   SearchResponse: searchResponseSchema,
   AskRequest: askRequestSchema,
@@ -108,12 +114,29 @@ export function openApiDocument(version: string): JsonObject {
           ],
         }),
       },
+      "/api/videos/{id}/chapters": {
+        get: operation("The video's chapters in order: start and end second, title, one-line summary", { 200: json("Chapters"), ...errors(404) }, { parameters: [idParameter] }),
+      },
+      "/api/videos/{id}/chapters.vtt": {
+        get: operation("The video's chapters as WebVTT, for <track kind=\"chapters\">", { 200: { description: "text/vtt", content: { "text/vtt": {} } }, ...errors(404) }, {
+          parameters: [idParameter],
+        }),
+      },
+      "/api/videos/{id}/summary": {
+        get: operation("A summary of the video, each sentence citing its moment", { 200: json("Summary"), ...errors(400, 404) }, {
+          parameters: [
+            idParameter,
+            { name: "length", in: "query", required: false, schema: { type: "string", enum: ["short", "medium", "long"], default: "medium" }, description: "A few lines, a paragraph or a page" },
+          ],
+        }),
+      },
       "/api/videos/{id}/entities": { get: operation("The graph entities a video mentions", { 200: json("EntityList"), ...errors(404) }, { parameters: [idParameter] }) },
-      "/api/search": { post: operation("Ranked moments for a query", { 200: json("SearchResponse"), ...errors(400, 413) }, body("SearchRequest")) },
+      "/api/topics": { get: operation("The library's topics: its videos grouped by what they say, each group labelled", { 200: json("Topics") }) },
+      "/api/search": { post: operation("Ranked moments for a query, in the whole library or the videos named by videoIds", { 200: json("SearchResponse"), ...errors(400, 404, 413) }, body("SearchRequest")) },
       "/api/ask": {
         post: operation(
-          "An answer with citations; with Accept: text/event-stream, server-sent events moments, extraction, text, citation, done, error",
-          { 200: { ...json("Answer"), content: { ...(json("Answer").content as JsonObject), ...(sse("").content as JsonObject) } }, ...errors(400, 413) },
+          "An answer with citations (about the videos named by videoIds, or the whole library); with Accept: text/event-stream, server-sent events moments, extraction, text, citation, done, error",
+          { 200: { ...json("Answer"), content: { ...(json("Answer").content as JsonObject), ...(sse("").content as JsonObject) } }, ...errors(400, 404, 413) },
           body("AskRequest"),
         ),
       },

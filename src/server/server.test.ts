@@ -8,7 +8,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { AnswerJson, HitJson, JobJson, VideoDetailJson, VideoJson } from "../api/index.js";
+import type { z } from "zod";
+import type { AnswerJson, chaptersResponseSchema, HitJson, JobJson, summaryResponseSchema, topicsResponseSchema, VideoDetailJson, VideoJson } from "../api/index.js";
 import { openLibrary, type Library } from "../library.js";
 import { cliArguments, runCli } from "../test-support/cli.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
@@ -44,6 +45,15 @@ async function waitForJob(app: App, id: string, headers: Record<string, string> 
 }
 
 const json = (body: unknown): RequestInit => ({ method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+
+type ChaptersJson = z.infer<typeof chaptersResponseSchema>;
+type SummaryJson = z.infer<typeof summaryResponseSchema>;
+type TopicsJson = z.infer<typeof topicsResponseSchema>;
+
+/** The error code of a JSON failure. */
+async function errorCode(response: Response): Promise<string | undefined> {
+  return ((await response.json()) as { error?: { code: string } }).error?.code;
+}
 
 describe("the HTTP API on a library of real media", { skip: needsShared }, () => {
   let scratch: string;
@@ -83,7 +93,9 @@ describe("the HTTP API on a library of real media", { skip: needsShared }, () =>
     assert.deepEqual(await health.json(), { ok: true, version: "test", profile: "lite" });
     const document = (await (await app.request("/openapi.json")).json()) as { openapi: string; paths: Record<string, unknown>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
     assert.equal(document.openapi, "3.1.0");
-    for (const path of ["/api/videos/{id}/media", "/api/ask", "/api/ingest", "/api/jobs/{id}/events", "/api/entities/{key}"]) assert.ok(document.paths[path], path);
+    const described = ["/api/videos/{id}/media", "/api/ask", "/api/ingest", "/api/jobs/{id}/events", "/api/entities/{key}", "/api/videos/{id}/chapters", "/api/videos/{id}/chapters.vtt", "/api/videos/{id}/summary", "/api/topics"];
+    for (const path of described) assert.ok(document.paths[path], path);
+    assert.ok(document.components.schemas.Summary?.properties?.sentences, "the summary's schema carries its sentences");
     assert.ok(document.components.schemas.Answer?.properties?.citations, "the answer's schema carries citations");
   });
 
@@ -166,6 +178,110 @@ describe("the HTTP API on a library of real media", { skip: needsShared }, () =>
     const done = events.at(-1)?.data as AnswerJson;
     assert.match(done.text, /bad humor/);
     assert.equal((events.find((event) => event.event === "citation")?.data as { startSecond: number }).startSecond, 3);
+  });
+
+  test("chapters: in order from 0 to the video's end, each with a title and a summary; as WebVTT, a cue per chapter", async () => {
+    const friday = await library.find(fridayId);
+    const response = await app.request(`/api/videos/${fridayId}/chapters`);
+    assert.equal(response.status, 200);
+    const { videoId, title, chapters } = (await response.json()) as ChaptersJson;
+    assert.deepEqual([videoId, title], [fridayId, "friday.mp4"]);
+    assert.ok(chapters.length >= 1);
+    assert.equal(chapters[0]?.startSecond, 0);
+    assert.ok(Math.abs((chapters.at(-1)?.endSecond ?? 0) - friday.durationSeconds) < 0.5, `ends at ${chapters.at(-1)?.endSecond}, the video at ${friday.durationSeconds}`);
+    chapters.forEach((chapter, index) => {
+      assert.equal(chapter.index, index);
+      assert.ok(chapter.endSecond > chapter.startSecond, JSON.stringify(chapter));
+      if (index > 0) assert.equal(chapter.startSecond, chapters[index - 1]?.endSecond, "chapters follow one another");
+      assert.ok(chapter.title.trim() && chapter.madeBy, JSON.stringify(chapter));
+      assert.equal("text" in chapter, false, "the text is the transcript's, not repeated");
+    });
+    assert.match(chapters.map((chapter) => chapter.summary).join(" "), /bad humor|crown jewels/);
+
+    const vtt = await app.request(`/api/videos/${fridayId}/chapters.vtt`);
+    assert.equal(vtt.headers.get("content-type"), "text/vtt; charset=utf-8");
+    const text = await vtt.text();
+    assert.match(text, /^WEBVTT\n/);
+    const cues = [...text.matchAll(/^(\d\d):(\d\d):(\d\d\.\d{3}) --> \d\d:\d\d:\d\d\.\d{3}\n(.+)$/gm)];
+    assert.equal(cues.length, chapters.length, text);
+    cues.forEach((cue, index) => {
+      const startSecond = Number(cue[1]) * 3600 + Number(cue[2]) * 60 + Number(cue[3]);
+      assert.ok(Math.abs(startSecond - (chapters[index]?.startSecond ?? -1)) < 0.001, cue[0]);
+      assert.equal(cue[4], chapters[index]?.title);
+    });
+
+    for (const path of ["chapters", "chapters.vtt", "summary"]) {
+      const missing = await app.request(`/api/videos/0000000000000000/${path}`);
+      assert.equal(missing.status, 404, path);
+      assert.equal(await errorCode(missing), "VIDEO_NOT_FOUND");
+      assert.equal((await app.request(`/api/videos/friday.mp4/${path}`)).status, 404, "a title is not an id");
+    }
+  });
+
+  test("summary: sentences each citing a moment of the video; a length it does not know is a 400", async () => {
+    const friday = await library.find(fridayId);
+    const response = await app.request(`/api/videos/${fridayId}/summary?length=short`);
+    assert.equal(response.status, 200);
+    const summary = (await response.json()) as SummaryJson;
+    assert.deepEqual([summary.videoId, summary.title, summary.length, summary.madeBy], [fridayId, "friday.mp4", "short", "lite"]);
+    assert.ok(summary.sentences.length >= 1);
+    for (const sentence of summary.sentences) {
+      assert.ok(sentence.citations.length >= 1, JSON.stringify(sentence));
+      for (const citation of sentence.citations) {
+        assert.equal(citation.videoId, fridayId);
+        assert.ok(citation.startSecond >= 0 && citation.endSecond <= friday.durationSeconds + 0.5 && citation.endSecond > citation.startSecond, JSON.stringify(citation));
+      }
+    }
+    assert.match(summary.text, /\[friday\.mp4 0:0\d–0:0\d\]/);
+    assert.match(summary.text, /crown jewels|bad humor/);
+    assert.ok(summary.chapters.length >= 1);
+    assert.equal(((await (await app.request(`/api/videos/${fridayId}/summary`)).json()) as SummaryJson).length, "medium", "medium by default");
+    for (const length of ["huge", "", "SHORT"]) {
+      const bad = await app.request(`/api/videos/${fridayId}/summary?length=${length}`);
+      assert.equal(bad.status, 400, length);
+      assert.equal(await errorCode(bad), "ARGUMENT_INVALID");
+    }
+  });
+
+  test("topics: every video of the library is listed under a labelled topic", async () => {
+    const { topics } = (await (await app.request("/api/topics")).json()) as TopicsJson;
+    assert.ok(topics.length >= 1);
+    for (const topic of topics) assert.ok(topic.label.trim() && topic.videos.length > 0, JSON.stringify(topic));
+    const listed = topics.flatMap((topic) => topic.videos);
+    assert.deepEqual([...new Set(listed.map((video) => video.videoId))].sort(), [fridayId, gridId].sort());
+    assert.equal(listed.find((video) => video.videoId === fridayId)?.title, "friday.mp4");
+  });
+
+  test("ask and search limited to videoIds cite only those videos; an unknown id is a 404", async () => {
+    const question = "who is in a bad humor?";
+    const inFriday = (await (await app.request("/api/ask", json({ question, videoIds: [fridayId] }))).json()) as AnswerJson;
+    assert.equal(inFriday.citations[0]?.startSecond, 3);
+    assert.deepEqual([...new Set(inFriday.citations.map((citation) => citation.videoId))], [fridayId]);
+    assert.deepEqual(inFriday.scope, [{ videoId: fridayId, title: "friday.mp4" }]);
+    // The whole library answers from friday.mp4 (the test above); limited to the other video, friday.mp4 is never cited.
+    const inGrid = (await (await app.request("/api/ask", json({ question, videoIds: [gridId] }))).json()) as AnswerJson;
+    assert.ok(inGrid.citations.every((citation) => citation.videoId === gridId), JSON.stringify(inGrid.citations));
+    assert.ok(inGrid.moments.every((moment) => moment.videoId === gridId));
+    assert.deepEqual(inGrid.scope?.map((video) => video.videoId), [gridId]);
+    const streamed = await app.request("/api/ask", { ...json({ question, videoIds: [gridId] }), headers: { "Content-Type": "application/json", Accept: "text/event-stream" } });
+    const done = parseEvents(await streamed.text()).at(-1);
+    assert.equal(done?.event, "done");
+    assert.ok((done?.data as AnswerJson).citations.every((citation) => citation.videoId === gridId));
+
+    const { hits: everywhere } = (await (await app.request("/api/search", json({ query: "crown jewels" }))).json()) as { hits: HitJson[] };
+    assert.equal(everywhere[0]?.videoId, fridayId);
+    const { hits: scoped } = (await (await app.request("/api/search", json({ query: "crown jewels", videoIds: [gridId] }))).json()) as { hits: HitJson[] };
+    assert.ok(scoped.every((hit) => hit.videoId === gridId), JSON.stringify(scoped.map((hit) => hit.title)));
+
+    for (const [path, body] of [["/api/ask", { question, videoIds: [fridayId, "0000000000000000"] }], ["/api/search", { query: "jewels", videoIds: ["friday.mp4"] }]] as const) {
+      const missing = await app.request(path, json(body));
+      assert.equal(missing.status, 404, path);
+      assert.equal(await errorCode(missing), "VIDEO_NOT_FOUND");
+    }
+    const streamedMissing = await app.request("/api/ask", { ...json({ question, videoIds: ["0000000000000000"] }), headers: { "Content-Type": "application/json", Accept: "text/event-stream" } });
+    assert.equal(streamedMissing.status, 404, "refused before the stream starts");
+    assert.equal(await errorCode(streamedMissing), "VIDEO_NOT_FOUND");
+    assert.equal((await app.request("/api/ask", json({ question, videoIds: "friday" }))).status, 400);
   });
 
   test("unknown routes and too-large bodies are JSON errors with their status", async () => {
@@ -289,6 +405,14 @@ describe("the HTTP API on a library of real media", { skip: needsShared }, () =>
       assert.equal(last.status, "done");
       assert.equal(last.results[0]?.status, "unchanged", "the same content as bbaf2n.mpg");
       assert.ok(jobEvents.length >= 2);
+      // A summary and a question limited to a video run on the threads too.
+      const summary = (await (await fetch(`${server.url}/api/videos/${fridayId}/summary?length=short`)).json()) as SummaryJson;
+      assert.equal(summary.sentences[0]?.citations[0]?.videoId, fridayId);
+      const scoped = (await (await fetch(`${server.url}/api/ask`, json({ question: "who is in a bad humor?", videoIds: [gridId] }))).json()) as AnswerJson;
+      assert.deepEqual(scoped.scope?.map((video) => video.videoId), [gridId]);
+      assert.ok(scoped.citations.every((citation) => citation.videoId === gridId));
+      const { hits: scopedHits } = (await (await fetch(`${server.url}/api/search`, json({ query: "crown jewels", videoIds: [gridId] }))).json()) as { hits: HitJson[] };
+      assert.ok(scopedHits.every((hit) => hit.videoId === gridId));
       const bad = await fetch(`${server.url}/api/search`, json({ query: "x", mode: "psychic" }));
       assert.equal(bad.status, 400);
     } finally {

@@ -67,39 +67,40 @@ export function liteSummary(input: SummaryInput): VideoSummary {
   for (const chapterCounts of counts) for (const stem of chapterCounts.keys()) frequency.set(stem, (frequency.get(stem) ?? 0) + 1);
   const weights = counts.map((chapterCounts) => tfIdf(chapterCounts, frequency, spans.length));
 
-  // Every chapter's central utterance first (a short summary keeps the biggest chapters), then more from each in turn
-  // while the summary is shorter than its target.
-  const chosen: { utterance: Utterance; chapterIndex: number; terms: Map<string, number> }[] = [];
-  let words = 0;
-  const take = (utterance: Utterance, chapterIndex: number): void => {
-    chosen.push({ utterance, chapterIndex, terms: termCounts(utterance.stems) });
-    words += utterance.words;
-  };
-  const firsts = spans
-    .map((span, index) => ({ index, utterance: centralUtterance(span, weights[index] as Map<string, number>), size: span.reduce((sum, utterance) => sum + utterance.words, 0) }))
-    .filter((entry): entry is { index: number; utterance: Utterance; size: number } => entry.utterance !== undefined);
-  const minimumChapters = length === "short" ? 3 : firsts.length;
-  for (const entry of [...firsts].sort((a, b) => b.size - a.size)) {
-    if (chosen.length >= minimumChapters && words >= target.words) break;
-    take(entry.utterance, entry.index);
-  }
-  const ranked = spans.map((span, index) =>
-    span
-      .filter((utterance) => utterance.words >= 5)
-      .map((utterance) => ({ utterance, score: cosine(termCounts(utterance.stems), weights[index] as Map<string, number>) }))
-      .sort((a, b) => b.score - a.score),
-  );
-  for (let round = 1; round < target.perChapter && words < target.words; round++) {
-    for (const [index, list] of ranked.entries()) {
-      if (words >= target.words) break;
-      const next = list.find(
-        ({ utterance }) =>
-          !chosen.some((entry) => entry.utterance === utterance) &&
-          chosen.every((entry) => cosine(termCounts(utterance.stems), entry.terms) < redundantSimilarity),
-      );
-      if (next) take(next.utterance, index);
+  // How many utterances the summary holds, and each chapter's share: every chapter one (the biggest first when a short
+  // summary cannot hold all), the rest by size. A chapter's share is spread over it, the most central utterance of
+  // each equal part, so the summary follows the chapter from its start to its end.
+  const long = utterances.filter((utterance) => utterance.words >= 5);
+  const meanWords = (long.length > 0 ? long : utterances).reduce((sum, utterance) => sum + utterance.words, 0) / Math.max(1, (long.length > 0 ? long : utterances).length);
+  const budget = Math.max(1, Math.round(target.words / Math.max(1, meanWords)));
+  const sizes = spans.map((span) => span.reduce((sum, utterance) => sum + utterance.words, 0));
+  const quota = spans.map(() => 0);
+  const bySize = sizes.map((size, index) => ({ size, index })).filter((entry) => entry.size > 0).sort((a, b) => b.size - a.size);
+  for (const { index } of bySize.slice(0, length === "short" ? Math.min(budget, bySize.length) : bySize.length)) quota[index] = 1;
+  const totalSize = sizes.reduce((sum, size) => sum + size, 0) || 1;
+  let left = budget - quota.reduce((sum, share) => sum + share, 0);
+  for (const { index, size } of bySize) {
+    if (left <= 0) break;
+    const extra = Math.min(target.perChapter - (quota[index] as number), Math.max(0, Math.round(((budget * size) / totalSize) - (quota[index] as number))), left);
+    if (extra > 0) {
+      quota[index] = (quota[index] as number) + extra;
+      left -= extra;
     }
   }
+  const chosen: { utterance: Utterance; chapterIndex: number; terms: Map<string, number> }[] = [];
+  spans.forEach((span, index) => {
+    const share = quota[index] as number;
+    const chapterWeights = weights[index] as Map<string, number>;
+    for (let part = 0; part < share; part++) {
+      const from = Math.floor((part * span.length) / share);
+      const to = Math.floor(((part + 1) * span.length) / share);
+      const pick = centralUtterance(
+        span.slice(from, to).filter((utterance) => chosen.every((entry) => cosine(termCounts(utterance.stems), entry.terms) < redundantSimilarity)),
+        chapterWeights,
+      );
+      if (pick) chosen.push({ utterance: pick, chapterIndex: (chapters[index] as Chapter).index, terms: termCounts(pick.stems) });
+    }
+  });
   chosen.sort((a, b) => a.utterance.startSecond - b.utterance.startSecond);
   const sentences = chosen.map(({ utterance, chapterIndex }) => ({
     text: utterance.text,
