@@ -167,7 +167,7 @@ describe("chapters, summaries and questions by kind", { skip: needsTools || need
     const answer = await library.ask("how do I repair a flat bicycle tyre?");
     assert.equal(answer.intent, "procedure");
     assert.equal(answer.profile.strategy, "steps");
-    assert.match(answer.text, /^1\. /);
+    assert.match(answer.text, /^To repair a flat bicycle tyre: First, /);
     const starts = answer.citations.map((citation) => citation.startSecond);
     assert.deepEqual(starts, [...starts].sort((a, b) => a - b), "steps are in the video's order");
     assert.ok(answer.text.toLowerCase().includes("puncture"), answer.text);

@@ -29,7 +29,7 @@ import type {
 import { buildEvidence } from "./build-evidence.js";
 import { everyMoment } from "./every-moment.js";
 import { overviewText, summaryEvidence, topicsText } from "./overview-answer.js";
-import { stepAnswer, type StepInput } from "./step-answer.js";
+import { defaultStepSettings, stepAnswer, type StepInput } from "./step-answer.js";
 import { streamLlmAnswer } from "./llm-answer.js";
 import { clipId, planExtraction, type PlannedClip, type PlannedStage } from "./plan-extraction.js";
 import { redescribeClip } from "./redescribe-clip.js";
@@ -268,13 +268,12 @@ function resolveScope(question: string, videos: readonly Video[], given: readonl
 
 /** Steps from the videos of the best moments, in their order. */
 async function stepsFromMoments(question: string, moments: Hit[], context: AnswerContext, videos: readonly Video[]): Promise<{ text: string; citations: Answer["citations"] }> {
-  const order = [...new Set(moments.map((moment) => moment.videoId))].slice(0, 2);
+  const order = [...new Set(moments.map((moment) => moment.videoId))].slice(0, defaultStepSettings.videos);
   const candidates: StepInput["videos"] = [];
   for (const videoId of order) {
     const video = videos.find((entry) => entry.id === videoId);
     if (!video) continue;
-    const utterances = buildUtterances(await context.store.getSegments(videoId, 0, Number.POSITIVE_INFINITY));
-    candidates.push({ video, utterances, chapters: await context.store.getChapters(videoId) });
+    candidates.push({ video, segments: await context.store.getSegments(videoId, 0, Number.POSITIVE_INFINITY), chapters: await context.store.getChapters(videoId) });
   }
   const words = analyzeText(question).filter((word) => !isKindCue(word));
   const { frequencies, documentCount } = await context.store.termDocumentFrequency(words);
@@ -284,6 +283,7 @@ async function stepsFromMoments(question: string, moments: Hit[], context: Answe
     stemFrequency.set(key, Math.min(stemFrequency.get(key) ?? Number.POSITIVE_INFINITY, frequencies.get(word) ?? 0));
   }
   return stepAnswer({
+    question,
     videos: candidates,
     questionStems: words.map(termKey),
     stemWeight: (stem) => Math.log(1 + (documentCount + 1) / ((stemFrequency.get(stem) ?? 0) + 1)),

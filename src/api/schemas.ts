@@ -5,8 +5,7 @@ import { z } from "zod";
 // Imported from the files, not the folder's index, so the web UI can take these types without Node's.
 import { errorCodes, type ErrorCode } from "../spec/errors.js";
 import { retrievalModes } from "../spec/vocabulary.js";
-import type { Answer, Chapter, Citation, Hit, Video } from "../spec/model.js";
-import type { VideoSummary } from "../summary/summarize-video.js";
+import type { Answer, Chapter, Citation, Hit, Video, Warning } from "../spec/model.js";
 
 const segmentSourceValues = ["subtitle", "speech", "screen", "transcript", "visual", "caption"] as const;
 const errorCodeValues = Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]];
@@ -301,7 +300,22 @@ export function chapterJson(chapter: Chapter): z.infer<typeof chapterSchema> {
   return { index, startSecond, endSecond, title, summary, madeBy };
 }
 
-export function summaryJson(summary: VideoSummary): z.infer<typeof summaryResponseSchema> {
+/**
+ * What summaryJson reads of the library's VideoSummary (src/summary), which it matches structurally: importing that
+ * module would bring Node's types (through the summary code) into the web UI's type check.
+ */
+interface SummaryValue {
+  videoId: string;
+  title: string;
+  length: "short" | "medium" | "long";
+  text: string;
+  sentences: readonly { text: string; chapterIndex: number; citations: readonly Citation[] }[];
+  chapters: readonly Chapter[];
+  madeBy: string;
+  warnings: Warning[];
+}
+
+export function summaryJson(summary: SummaryValue): z.infer<typeof summaryResponseSchema> {
   return {
     videoId: summary.videoId,
     title: summary.title,

@@ -1,9 +1,10 @@
 // `videorag mcp` as an AI assistant meets it: a real MCP client spawns the CLI over stdio and calls each tool on a
 // library holding friday.mp4, whose subtitles (friday.vtt) say "Yes, he's in - in a bad humor" from 0:03.000 to 0:04.299
-// and "Somebody must've stolen the crown jewels" from 0:04.300 to 0:06.000.
+// and "Somebody must've stolen the crown jewels" from 0:04.300 to 0:06.000, and the transcript of a Popeye cartoon
+// (video "popeye", known by its subtitles only), which says "That's the biggest buzzard I ever saw" at 0:57.
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -11,11 +12,13 @@ import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { AnswerJson, HitJson, VideoJson } from "../api/schemas.js";
+import type { z } from "zod";
+import type { AnswerJson, chaptersResponseSchema, HitJson, summaryResponseSchema, VideoJson } from "../api/schemas.js";
 import { cliArguments, runCli } from "../test-support/cli.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
 
 const server = cliArguments(["mcp"]);
+const toolNames = ["ask", "get_transcript", "list_chapters", "list_videos", "search", "summarize_video"];
 
 type Segment = { startSecond: number; endSecond: number; text: string; source: string };
 
@@ -36,7 +39,10 @@ describe("videorag mcp over stdio", { skip: needsShared }, () => {
     (await client.callTool({ name, arguments: args })) as CallToolResult;
 
   before(async () => {
-    const ingest = runCli(scratch, ["ingest", "--library", library, "--no-visual", sharedPath("media/subtitled/friday.mp4")]);
+    const transcripts = join(scratch, "transcripts");
+    mkdirSync(transcripts);
+    copyFileSync(sharedPath("media/subtitled/popeye_p3.eng.srt"), join(transcripts, "popeye.srt"));
+    const ingest = runCli(scratch, ["ingest", "--library", library, "--no-visual", "--transcripts", transcripts, sharedPath("media/subtitled/friday.mp4")]);
     assert.equal(ingest.status, 0, ingest.stderr);
     const environment = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
     const transport = new StdioClientTransport({
@@ -53,10 +59,10 @@ describe("videorag mcp over stdio", { skip: needsShared }, () => {
 
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
-  test("the server names itself and offers the four tools", async () => {
+  test("the server names itself and offers its six tools", async () => {
     assert.equal(client.getServerVersion()?.name, "videorag");
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name).sort(), ["ask", "get_transcript", "list_videos", "search"]);
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), toolNames);
     for (const tool of tools) assert.ok(tool.outputSchema, `${tool.name} declares the shape of its structured content`);
   });
 
@@ -96,8 +102,8 @@ describe("videorag mcp over stdio", { skip: needsShared }, () => {
     const result = await call("list_videos", {});
     assert.ok(!result.isError, textOf(result));
     const { videos } = result.structuredContent as { videos: VideoJson[] };
-    assert.equal(videos.length, 1);
-    const [video] = videos;
+    assert.deepEqual(videos.map((video) => video.title).sort(), ["friday.mp4", "popeye"]);
+    const video = videos.find((listed) => listed.title === "friday.mp4");
     assert.equal(video?.title, "friday.mp4");
     assert.ok((video?.durationSeconds ?? 0) > 5, `lasts ${video?.durationSeconds} s`);
     assert.ok((video?.clipCount ?? 0) >= 1);
@@ -105,7 +111,7 @@ describe("videorag mcp over stdio", { skip: needsShared }, () => {
   });
 
   test("get_transcript returns only the lines between the two seconds", async () => {
-    const [video] = (await call("list_videos", {})).structuredContent?.videos as VideoJson[];
+    const video = ((await call("list_videos", {})).structuredContent?.videos as VideoJson[]).find((listed) => listed.title === "friday.mp4");
     assert.ok(video);
     // By an id prefix, as an assistant might shorten it.
     const result = await call("get_transcript", { video: video.id.slice(0, 8), fromSecond: 1.6, toSecond: 3.5 });
@@ -123,6 +129,64 @@ describe("videorag mcp over stdio", { skip: needsShared }, () => {
     const text = textOf(result);
     assert.match(text, /\[friday\.mp4 0:03–0:04\] seconds 3–4\.3 \(subtitle\) Yes, he's in - in a bad humor/);
     assert.doesNotMatch(text, /Hildy|crown jewels/);
+  });
+
+  test("search and ask with videoIds keep to those videos; an unknown one is an error result", async () => {
+    const everywhere = (await call("search", { query: "biggest buzzard", limit: 5 })).structuredContent as { hits: HitJson[] };
+    assert.equal(everywhere.hits[0]?.videoId, "popeye");
+    const friday = await call("search", { query: "biggest buzzard", limit: 5, videoIds: ["friday.mp4"] });
+    assert.ok(!friday.isError, textOf(friday));
+    const fridayHits = (friday.structuredContent as { hits: HitJson[] }).hits;
+    assert.ok(fridayHits.every((hit) => hit.title === "friday.mp4"), JSON.stringify(fridayHits.map((hit) => hit.title)));
+    assert.doesNotMatch(textOf(friday), /popeye/);
+
+    const inPopeye = await call("ask", { question: "who is in a bad humor?", videoIds: ["popeye"] });
+    assert.ok(!inPopeye.isError, textOf(inPopeye));
+    const answer = inPopeye.structuredContent as AnswerJson;
+    assert.deepEqual(answer.scope, [{ videoId: "popeye", title: "popeye" }]);
+    assert.ok(answer.citations.every((citation) => citation.videoId === "popeye"), JSON.stringify(answer.citations));
+    assert.doesNotMatch(textOf(inPopeye), /friday\.mp4/);
+    const inFriday = (await call("ask", { question: "who is in a bad humor?", videoIds: ["friday.mp4"] })).structuredContent as AnswerJson;
+    assert.equal(inFriday.citations[0]?.title, "friday.mp4");
+
+    const unknown = await call("ask", { question: "who is in a bad humor?", videoIds: ["no-such-video"] });
+    assert.equal(unknown.isError, true);
+    assert.match(textOf(unknown), /^VIDEO_NOT_FOUND no video "no-such-video"/);
+  });
+
+  test("list_chapters gives the chapters in order, each cited with the video and its seconds", async () => {
+    const result = await call("list_chapters", { video: "popeye" });
+    assert.ok(!result.isError, textOf(result));
+    const { videoId, chapters } = result.structuredContent as z.infer<typeof chaptersResponseSchema>;
+    assert.equal(videoId, "popeye");
+    assert.ok(chapters.length >= 2, JSON.stringify(chapters));
+    assert.equal(chapters[0]?.startSecond, 0);
+    assert.ok((chapters.at(-1)?.endSecond ?? 0) > 58, "the last chapter runs to the end, past 0:58");
+    chapters.forEach((chapter, index) => assert.equal(chapter.startSecond, index === 0 ? 0 : chapters[index - 1]?.endSecond, "chapters follow one another"));
+    const text = textOf(result);
+    assert.match(text, /^popeye \(video popeye\), \d+ chapters:/);
+    assert.match(text, /^1\. \[popeye 0:00–0:\d\d\] video popeye, seconds 0–[\d.]+: \S.*\n {3}\S/m);
+    for (const chapter of chapters) assert.ok(text.includes(`: ${chapter.title}\n   ${chapter.summary.replace(/\s+/g, " ").trim().slice(0, 100)}`), text);
+  });
+
+  test("summarize_video: sentences citing the video at the seconds they come from, in text and structure", async () => {
+    const result = await call("summarize_video", { video: "friday.mp4", length: "short" });
+    assert.ok(!result.isError, textOf(result));
+    const summary = result.structuredContent as z.infer<typeof summaryResponseSchema>;
+    assert.equal(summary.title, "friday.mp4");
+    assert.equal(summary.length, "short");
+    assert.ok(summary.sentences.length >= 1);
+    for (const sentence of summary.sentences) {
+      assert.ok(sentence.citations.length >= 1, JSON.stringify(sentence));
+      for (const citation of sentence.citations) assert.ok(citation.videoId === summary.videoId && citation.startSecond >= 0 && citation.endSecond <= 6.5, JSON.stringify(citation));
+    }
+    const text = textOf(result);
+    assert.match(text, /bad humor|crown jewels/);
+    assert.match(text, /\[friday\.mp4 0:0\d–0:0\d\]/);
+    assert.ok(text.includes(`Sources:\n1. [friday.mp4 0:0`), text);
+    assert.ok(text.includes(`video ${summary.videoId}, seconds `), text);
+    const bad = await call("summarize_video", { video: "friday.mp4", length: "epic" });
+    assert.equal(bad.isError, true, "a length it does not know is refused");
   });
 
   test("an unknown video is an error result with its code, and the server keeps serving", async () => {
@@ -206,7 +270,7 @@ describe("videorag mcp answers lines it cannot serve and keeps serving", () => {
     assert.equal(child.exitCode, null, "the server is still running");
   });
 
-  test("after all that, the server still initializes and lists its four tools", async () => {
+  test("after all that, the server still initializes and lists its six tools", async () => {
     const initialize = {
       jsonrpc: "2.0",
       id: 4,
@@ -220,7 +284,7 @@ describe("videorag mcp answers lines it cannot serve and keeps serving", () => {
     const listed = await exchange(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/list" }), "tools/list");
     assert.equal(listed.id, 5);
     const { tools } = listed.result as { tools: { name: string }[] };
-    assert.deepEqual(tools.map((tool) => tool.name).sort(), ["ask", "get_transcript", "list_videos", "search"]);
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), toolNames);
   });
 
   test("closing stdin ends the server with exit status 0, each bad line logged on stderr", async () => {

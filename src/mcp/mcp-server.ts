@@ -96,7 +96,7 @@ function chaptersText(chapters: Chapters): string {
   return [
     `${head}, ${chapters.chapters.length} ${chapters.chapters.length === 1 ? "chapter" : "chapters"}:`,
     ...chapters.chapters.map(
-      (chapter) => `${chapter.index + 1}. ${citedMoment({ videoId: chapters.videoId, title: chapters.title, startSecond: chapter.startSecond, endSecond: chapter.endSecond })} ${chapter.title}${chapter.summary ? `: ${oneLine(chapter.summary, 300)}` : ""}`,
+      (chapter) => `${chapter.index + 1}. ${citedMoment({ videoId: chapters.videoId, title: chapters.title, startSecond: chapter.startSecond, endSecond: chapter.endSecond })}: ${chapter.title}${chapter.summary ? `\n   ${oneLine(chapter.summary, 300)}` : ""}`,
     ),
   ].join("\n");
 }

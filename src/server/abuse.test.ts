@@ -160,12 +160,13 @@ describe("abuse: videorag serve under fuzzers and a symlink maze", { skip: needs
     };
     const routes = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method: method.toUpperCase(), operation })));
     routes.push({ path: "/api/login", method: "POST", operation: {} });
-    assert.ok(routes.length >= 18, `${routes.length} routes`);
+    assert.ok(routes.length >= 22, `${routes.length} routes`);
+    for (const path of ["/api/videos/{id}/chapters", "/api/videos/{id}/chapters.vtt", "/api/videos/{id}/summary", "/api/topics"]) assert.ok(document.paths[path], `${path} is fuzzed`);
     const ids = ["0123456789ab", "..", "%2e%2e%2f%2e%2e%2fetc%2fpasswd", "%ff", "a".repeat(300), "名前", "%00", "-1", "1e309", "null", "%c0%ae"];
-    const values = ["abc", "-1", "0", "1e309", "NaN", "", "%ff", "%00", "99999999999", "1,2", "[]", "x".repeat(2000), "Infinity", "0x10"];
+    const values = ["abc", "-1", "0", "1e309", "NaN", "", "%ff", "%00", "99999999999", "1,2", "[]", "x".repeat(2000), "Infinity", "0x10", "short", "long"];
     const jsonBodies = (): string => {
       const wrong = [1, -1, Number.MAX_VALUE, "", "x".repeat(5000), null, true, [], {}, [1, "a"], { nested: { deeper: [] } }];
-      const fields = ["query", "question", "limit", "mode", "extract", "paths", "incremental", "token"];
+      const fields = ["query", "question", "limit", "mode", "extract", "paths", "incremental", "token", "videoIds"];
       const object: Record<string, unknown> = {};
       for (let count = random.int(4); count >= 0; count--) object[random.pick(fields)] = random.pick(wrong);
       return random.pick([
@@ -177,6 +178,11 @@ describe("abuse: videorag serve under fuzzers and a symlink maze", { skip: needs
         JSON.stringify({ paths: [random.pick(["relative/x.mp4", "/etc/passwd", maze, `${maze}/../outside`, "\0"])] }),
         JSON.stringify({ query: random.pick(["the", "", "*", "\"", "NEAR(", "a OR b", "-x", "%", "^"]) }),
         JSON.stringify({ question: random.pick(["who?", "", "?".repeat(3000)]), mode: random.pick(["naive", "graph", "bad"]) }),
+        // Scoped to videos: the real one, ones that are not there, paths and titles (ids only), wrong types.
+        JSON.stringify({
+          [random.pick(["query", "question"])]: random.pick(["who?", "crown jewels", ""]),
+          videoIds: random.pick([[fridayId], [fridayId, fridayId], [random.pick(ids)], ["friday.mp4"], ["/etc/passwd"], [], [fridayId.slice(0, 6)], Array(101).fill(fridayId), [1], "x", null]),
+        }),
       ]);
     };
     let requests = 0;
@@ -186,7 +192,7 @@ describe("abuse: videorag serve under fuzzers and a symlink maze", { skip: needs
       const id = route.method !== "DELETE" && random.next() < 0.5 ? fridayId : random.pick(ids);
       let path = route.path.replace("{id}", id).replace("{key}", random.pick(["1", "-1", "abc", "1.5", "99999999999999999999", "%ff"]));
       const query = (route.operation.parameters ?? []).filter((parameter) => parameter.in === "query").map((parameter) => parameter.name);
-      if (random.next() < 0.3) query.push(random.pick(["from", "to", "t", "q", "limit", "%ff", "a[b]"]));
+      if (random.next() < 0.3) query.push(random.pick(["from", "to", "t", "q", "limit", "length", "%ff", "a[b]"]));
       if (query.length > 0) path += `?${query.map((name) => `${name}=${encodeURIComponent(random.pick(values)).replace("%25ff", "%ff")}`).join("&")}`;
       const headers: Record<string, string> = {};
       if (random.next() < 0.4) headers.Range = random.pick(["bytes=0-", "bytes=-", "bytes=5-1", "bytes=-0", "bytes=999999999999-", "bytes=0-1,5-9", "items=0-1", "bytes=abc", "bytes=-99999999999"]);

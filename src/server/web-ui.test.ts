@@ -1,7 +1,9 @@
 // The web UI in a real browser: Debian's Chromium, driven by playwright-core, against a running server on real media.
 // A question's answer streams in and its citation chip plays the cited moment in the page (an H.264 MP4 as it is, and
-// an HEVC MKV with bitmap subtitles transcoded by the server); an upload through the page's file input shows its
-// progress, lands in the library and is found by a search; a server with a token asks for it, then lets the page in.
+// an HEVC MKV with bitmap subtitles transcoded by the server); a video's page lists its chapters and marks them on the
+// timeline, each seeking the player, and answers a question about that video alone; an upload through the page's file
+// input shows its progress, lands in the library and is found by a search; a server with a token asks for it, then
+// lets the page in.
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +11,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { chromium, type Page } from "playwright-core";
 import { openLibrary } from "../library.js";
+import { formatTimestamp } from "../text/citation-format.js";
 import { runCli } from "../test-support/cli.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
 import { startServer } from "./index.js";
@@ -136,6 +139,80 @@ test("ask: a citation of an HEVC MKV with VobSub subtitles plays in the page, tr
     const played = await askAndPlay(page, url, "what was the biggest buzzard he ever saw?", { title: "popeye_vobsub.mkv", quoted: "buzzard" }, 120_000);
     assert.ok(played.startSecond >= 55 && played.startSecond < 59, `cites 0:57, got ${played.startSecond}`);
     assertPlayedMoment(played);
+  });
+});
+
+/** The main player's position once it has settled near `second` (a seek lands on a frame; playing moves it on). */
+async function playerNear(page: Page, second: number, what: string): Promise<number> {
+  const near = `Math.abs(document.querySelector("video.main-player").currentTime - ${second}) < 1.5`;
+  await page.waitForFunction(near, undefined, { timeout: 60_000 }).catch(() => undefined);
+  const currentTime = await page.locator("video.main-player").evaluate((video: { currentTime: number }) => video.currentTime);
+  assert.ok(Math.abs(currentTime - second) < 1.5, `${what}: the player is at ${currentTime}, not near ${second}`);
+  return currentTime;
+}
+
+test("video page: chapters listed and marked on the timeline seek the player; a question about the video cites only it", { skip, timeout: 150_000 }, async () => {
+  await withPage(subtitledLibrary, async (page, url) => {
+    const library = await openLibrary({ path: subtitledLibrary });
+    const videos = await library.list();
+    const popeye = videos.find((video) => video.title === "popeye_vobsub.mkv");
+    assert.ok(popeye && videos.some((video) => video.title === "friday.mp4"));
+    const { chapters } = await library.chapters(popeye.id);
+    await library.close();
+    // At least two: the shipwreck, and the buzzard sighted after it (where the second starts is the library's to say).
+    assert.ok(chapters.length >= 2, JSON.stringify(chapters));
+
+    await page.goto(`${url}/#/videos/${popeye.id}`);
+    const lines = page.locator(".chapter-line");
+    await lines.nth(chapters.length - 1).waitFor();
+    assert.equal(await lines.count(), chapters.length);
+    assert.equal(await lines.nth(1).locator(".time").innerText(), formatTimestamp(chapters[1]?.startSecond ?? -1));
+    assert.equal(await lines.nth(1).locator(".chapter-title").innerText(), chapters[1]?.title);
+    assert.equal(await lines.nth(1).locator(".chapter-summary").innerText(), chapters[1]?.summary);
+    assert.equal(await page.locator(".chapter-marks .chapter-mark").count(), chapters.length, "a mark per chapter on the timeline");
+
+    const second = chapters[1]?.startSecond ?? 0;
+    await lines.nth(1).click();
+    await playerNear(page, second, "after a click on chapter 2");
+    await page.locator('.chapter-line[aria-current="true"]', { hasText: chapters[1]?.title ?? "" }).waitFor();
+    await page.locator('.chapter-mark[aria-current="true"]').waitFor();
+    assert.equal(await page.locator(".chapter-mark").nth(1).getAttribute("aria-current"), "true", "the timeline marks the chapter playing");
+
+    // The timeline's first mark goes back to the start.
+    await page.locator(".chapter-mark").first().click();
+    await playerNear(page, 0, "after a click on the first mark");
+
+    // The chapters track loads (with the page's credentials) and has a cue per chapter.
+    const cues = await page.locator("video.main-player").evaluate(async (video: { textTracks: ArrayLike<{ kind: string; mode: string; cues: { length: number } | null }> }) => {
+      const track = Array.from(video.textTracks).find((candidate) => candidate.kind === "chapters");
+      if (!track) return -1;
+      track.mode = "hidden";
+      for (let attempt = 0; attempt < 100 && !track.cues?.length; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+      return track.cues?.length ?? 0;
+    });
+    assert.equal(cues, chapters.length);
+
+    // A summary sentence's time seeks the player too.
+    const summaryChip = page.locator(".summary-sentences .citation-chip").last();
+    await summaryChip.waitFor();
+    await summaryChip.click();
+    await playerNear(page, Number(await summaryChip.getAttribute("data-start-second")), "after a click on the summary's last citation");
+
+    // Asked on this page, the answer comes from this video only.
+    const asked = page.waitForRequest((request) => request.url().endsWith("/api/ask"));
+    await page.getByLabel("Ask about this video").fill("what happened to the ship?");
+    await page.getByLabel("Ask about this video").press("Enter");
+    assert.deepEqual((JSON.parse((await asked).postData() ?? "{}") as { videoIds?: string[] }).videoIds, [popeye.id]);
+    await page.locator(".video-question .answer-footer").waitFor({ timeout: 30_000 });
+    const chips = page.locator(".video-question .citation-chip");
+    assert.ok((await chips.count()) >= 1, await page.locator(".video-question").innerText());
+    assert.deepEqual([...new Set(await chips.evaluateAll((found) => found.map((chip) => chip.getAttribute("data-video-id"))))], [popeye.id]);
+    assert.doesNotMatch(await page.locator(".video-question .answer-text").innerText(), /friday\.mp4/);
+    assert.match(await page.locator(".video-question .answer-text").innerText(), /ship/);
+    const cited = chips.last();
+    await cited.click();
+    await playerNear(page, Number(await cited.getAttribute("data-start-second")), "after a click on the answer's citation");
+    assert.equal(await page.locator(".moment-player").count(), 0, "the citation plays in the page's own player");
   });
 });
 

@@ -17,8 +17,11 @@ export interface ChapterInput {
   settings?: Partial<SegmentationSettings>;
 }
 
-/** Bits of a 64-bit perceptual hash that differ between two frames of different pictures. */
-const pictureChangeBits = 16;
+/**
+ * Bits of a 64-bit perceptual hash that differ between two frames of different pictures: more than the light index's
+ * "same frame" tolerance (6 bits). Slides of black text on white differ by as few as 4–11 bits.
+ */
+const pictureChangeBits = 7;
 /** A screen text is a new slide when it shares less than this with the one before. */
 const slideSimilarity = 0.5;
 /** Sound tags of auto-captions ("[Music]"): never a topic. */

@@ -100,7 +100,9 @@ export function segmentTopics(utterances: readonly Utterance[], priors: Boundary
       const first = utterances[start] as Utterance;
       const final = utterances[end - 1] as Utterance;
       // A chapter too short to stand alone is allowed only as the whole video's end or start being all there is.
-      const tooShort = final.endSecond - first.startSecond < minSeconds || size < minWords;
+      // A chapter lasts until the next one starts, its silences included.
+      const lasts = (end < count ? (utterances[end] as Utterance).startSecond : final.endSecond) - first.startSecond;
+      const tooShort = lasts < minSeconds || size < minWords;
       if (tooShort && !(start === 0 && end === count)) continue;
       const cost = (best[start] as number) + price + size * Math.log(size + vocabulary) - gain;
       if (cost < (best[end] as number)) {
