@@ -89,8 +89,8 @@ export async function measureHumanQuestions(library: Library, store: Store, log:
   for (const targetWords of [50, 70, 90])
     for (const centralityWeight of [0.5, 1, 2])
       for (const videos of [2, 3])
-        for (const unitWords of [15, 25])
-          for (const format of ["numbered", "connected"] as const) grid.push({ ...defaultStepSettings, targetWords, centralityWeight, videos, unitWords, format });
+        for (const span of ["video", "relevant-chapters", "chapter"] as const)
+          for (const format of ["numbered", "connected"] as const) grid.push({ ...defaultStepSettings, targetWords, centralityWeight, videos, span, format });
   const stepsRouge = (settings: StepSettings, list: readonly HumanItem[]): number =>
     mean(list.map((item) => rougeL(stripCitations(stepAnswer({ ...item.steps, settings }).text), item.question.answer ?? "")));
   const split = foldsByGroup(items, folds, (item) => item.question.relevantVideos[0] ?? item.question.id);
@@ -100,6 +100,10 @@ export async function measureHumanQuestions(library: Library, store: Store, log:
   const densest = crossValidate({ folds: split, tune: () => undefined, measure: measure((item) => item.densestRouge) });
   const defaults = crossValidate({ folds: split, tune: () => defaultStepSettings, measure: (settings, test) => ({ rougeL: stepsRouge(settings, test) }) });
   const tuned = crossValidate({ folds: split, tune: (train) => bestOf(grid, (settings) => stepsRouge(settings, train)), measure: (settings, test) => ({ rougeL: stepsRouge(settings, test) }) });
+  const spans = Object.fromEntries(
+    (["video", "relevant-chapters", "chapter"] as const).map((span) => [span, stepsRouge({ ...defaultStepSettings, span }, items)]),
+  );
+  const formats = Object.fromEntries((["numbered", "connected"] as const).map((format) => [format, stepsRouge({ ...defaultStepSettings, format }, items)]));
   const recall = Object.fromEntries([1, 5, 10].map((k) => [`recall@${k}`, percent(items.map((item) => recallAtK(item.ranked, item.question.relevantVideos, k)))]));
   const hit = Object.fromEntries([1, 5, 10].map((k) => [`anyRelevant@${k}`, percent(items.map((item) => (recallAtK(item.ranked, item.question.relevantVideos, k) > 0 ? 1 : 0)))]));
   const strategies: Record<string, number> = {};
@@ -116,6 +120,9 @@ export async function measureHumanQuestions(library: Library, store: Store, log:
       chosenPerFold: tuned.folds.map((fold) => fold.chosen),
     },
     retrieval: { ...recall, ...hit },
+    /** All questions, the defaults with one setting changed (in-sample, for reading, not for choosing). */
+    defaultsBySpan: spans,
+    defaultsByFormat: formats,
     strategies,
     medianWords: { shippedNow: percentile(items.map((item) => item.shippedWords), 50), references: percentile(items.map((item) => wordCount(item.question.answer ?? "")), 50) },
   };
@@ -137,18 +144,4 @@ async function stemWeights(store: Store, question: string): Promise<Map<string, 
     weights.set(termKey(word), Math.max(weights.get(termKey(word)) ?? 0, weight));
   }
   return weights;
-}
-
-if (process.argv[1]?.endsWith("bench-human-answers.ts")) {
-  const { openLibrary } = await import("../src/library.js");
-  const { openSqliteStore } = await import("../src/store/index.js");
-  const folder = process.argv[2];
-  if (!folder) throw new Error("usage: bench-human-answers.ts <transcript library folder>");
-  const store = openSqliteStore(join(folder, "library.sqlite"));
-  const library = await openLibrary({ path: folder, store });
-  try {
-    console.log(JSON.stringify(await measureHumanQuestions(library, store, (line) => console.error(line)), null, 2));
-  } finally {
-    await library.close();
-  }
 }

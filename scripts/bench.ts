@@ -1,6 +1,7 @@
-// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server|scale|workers|lite|soak]`: the project's speed and quality benchmarks, printed as JSON.
+// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server|scale|workers|lite|soak|summaries]`: the project's speed and quality benchmarks, printed as JSON.
 // `npm run bench scale -- --hours 100,1000 [--store sqlite|postgres://…] [--queries 100] [--keep dir]`: see bench-scale.ts.
 // `npm run bench soak -- [--minutes 10] [--clients 16] [--keep dir]`: see bench-soak.ts.
+// `npm run bench summaries -- [--only chapters,narrated,coverage,cost] [--videos 60] [--out file]`: see bench-summaries.ts.
 import { benchMedia } from "./bench-media.js";
 
 const which = process.argv[2] ?? "all";
@@ -55,5 +56,10 @@ if (which === "workers") {
 if (which === "soak") {
   const { benchSoak, parseSoakArgs } = await import("./bench-soak.js");
   results.soak = await benchSoak(parseSoakArgs(process.argv.slice(3)));
+}
+// Not part of "all": chapters and summaries on joined how-to transcripts and on generated narrated videos (a few minutes).
+if (which === "summaries") {
+  const { benchSummaries, parseSummariesArgs } = await import("./bench-summaries.js");
+  results.summaries = await benchSummaries({ ...parseSummariesArgs(process.argv.slice(3)), log: (line) => console.error(line) });
 }
 console.log(JSON.stringify(results, null, 2));

@@ -1,5 +1,6 @@
 // Screenshots of the web UI for people to look at: a small library (friday.mp4 and popeye_vobsub.mkv from ../shared),
-// the server on a free port, and full-page PNGs of the Library, Ask (after an answer), Search and Video pages at a
+// the server on a free port, and full-page PNGs of the Library (with its topics), Ask (after an answer), Search and
+// Video pages (one on an entity and a line of text, one on a chapter with a question answered about the video) at a
 // laptop size and a phone size. Needs `npm run build:web` first and Chromium at /usr/bin/chromium (or $CHROMIUM).
 //
 //   node --import tsx scripts/screenshot-ui.ts <outdir>
@@ -46,6 +47,8 @@ async function main(): Promise<void> {
       const page = await browser.newPage({ viewport: { width: size.width, height: size.height }, deviceScaleFactor: 1 });
       page.on("pageerror", (error) => console.error(`page error: ${error.message}`));
       const shot = async (name: string) => {
+        // The pointer left where the last click was would draw a hover on whatever is there now.
+        await page.mouse.move(0, 0);
         await settle(page);
         const file = resolve(outDir, `${name}-${size.name}.png`);
         await page.screenshot({ path: file, fullPage: true });
@@ -54,6 +57,7 @@ async function main(): Promise<void> {
 
       await page.goto(`${server.url}/#/`);
       await page.locator(".video-card .badge").first().waitFor();
+      await page.locator(".topic").first().waitFor();
       await shot("library");
 
       await page.goto(`${server.url}/#/ask`);
@@ -76,7 +80,21 @@ async function main(): Promise<void> {
       await page.locator('.transcript-line[aria-current="true"]').waitFor();
       await page.waitForFunction("document.querySelector('video.main-player').currentTime > 57.5");
       await page.evaluate("document.querySelector('video.main-player').pause()");
+      // A full-page picture of a scrolled page would draw the sticky player where the scroll left it.
+      await page.evaluate("scrollTo(0, 0)");
       await shot("video");
+
+      await page.goto(`${server.url}/#/videos/${popeye?.id ?? ""}`);
+      await page.locator(".summary-sentences li").first().waitFor();
+      await page.locator(".chapter-line").nth(1).click();
+      await page.locator('.chapter-line[aria-current="true"]').nth(0).waitFor();
+      await page.getByLabel("Ask about this video").fill("what happened to the ship?");
+      await page.getByLabel("Ask about this video").press("Enter");
+      await page.locator(".video-question .answer-footer").waitFor({ timeout: 30_000 });
+      await page.waitForFunction("document.querySelector('video.main-player').currentTime > 55");
+      await page.evaluate("document.querySelector('video.main-player').pause()");
+      await page.evaluate("scrollTo(0, 0)");
+      await shot("video-chapters");
       await page.close();
     }
   } finally {

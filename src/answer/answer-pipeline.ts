@@ -6,7 +6,7 @@
 
 import type { ExtractionEvent, ExtractionReport } from "../ingest/index.js";
 import { analyzeText, asksAboutLibrary, isKindCue, judgeRelevance, namedVideos, questionIntent, questionKinds, termKey, type Retrieval } from "../retrieval/index.js";
-import { buildUtterances, type LibraryTopic, type SummaryLength, type VideoSummary } from "../summary/index.js";
+import { type LibraryTopic, type SummaryLength, type VideoSummary } from "../summary/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import type {
   Answer,

@@ -17,8 +17,11 @@ export interface StepSettings {
   videos: number;
   /** Utterances shorter than this are not steps. */
   minimumWords: number;
-  /** Steps come from the chapter that holds most of the question's words, or from the whole video. */
-  span: "chapter" | "video";
+  /**
+   * Where in a video steps come from: the chapter that holds most of the question's words, every chapter holding at
+   * least half as much of them as that one (a talk's other topics left out), or the whole video.
+   */
+  span: "chapter" | "relevant-chapters" | "video";
   /** Longest step, in words, where the transcript has no punctuation to end it. */
   unitWords: number;
   /** The share of a video at each end (welcome, sign-off) no step is taken from. */
@@ -32,7 +35,7 @@ export interface StepSettings {
  * fold chose 70 words, centrality 1, 15-word steps and the connected form; three of five chose three videos. Held out:
  * ROUGE-L 18.5 ± 0.35 against 12.2 for the fact answer shipped before.
  */
-export const defaultStepSettings: StepSettings = { targetWords: 70, centralityWeight: 1, videos: 3, minimumWords: 6, span: "video", unitWords: 15, edgeShare: 0, format: "connected" };
+export const defaultStepSettings: StepSettings = { targetWords: 70, centralityWeight: 1, videos: 3, minimumWords: 6, span: "relevant-chapters", unitWords: 15, edgeShare: 0, format: "connected" };
 
 /** An utterance this similar to a chosen one repeats it. */
 const redundantSimilarity = 0.5;
@@ -73,7 +76,7 @@ export function stepAnswer(input: StepInput): { text: string; citations: Citatio
     const last = all.at(-1)?.endSecond ?? 0;
     const edge = (last - first) * settings.edgeShare;
     const inner = all.filter((utterance) => utterance.startSecond >= first + edge && utterance.endSecond <= last - edge);
-    const utterances = settings.span === "chapter" ? bestChapter(inner, chapters, coverageOf) : inner;
+    const utterances = settings.span === "video" ? inner : chaptersAbout(inner, chapters, coverageOf, settings.span === "chapter" ? 1 : 0.5);
     const whole = termCounts(utterances.flatMap((utterance) => utterance.stems));
     return utterances
       .filter((utterance) => utterance.words >= settings.minimumWords)
@@ -128,17 +131,18 @@ export function taskOf(question: string): string | undefined {
   return task ? `To ${task.replace(/\bmy\b/gi, "your").replace(/\bI\b/g, "you")}` : undefined;
 }
 
-/** The utterances of the chapter whose words cover most of the question (all of them when there is one chapter). */
-function bestChapter(utterances: Utterance[], chapters: readonly Chapter[], coverageOf: (terms: ReadonlyMap<string, number>) => number): Utterance[] {
+/**
+ * The utterances of the chapters whose words cover at least `share` of what the best chapter covers of the question
+ * (all of them when there is one chapter).
+ */
+function chaptersAbout(utterances: Utterance[], chapters: readonly Chapter[], coverageOf: (terms: ReadonlyMap<string, number>) => number, share: number): Utterance[] {
   if (chapters.length < 2) return utterances;
-  let best = utterances;
-  let bestCoverage = -1;
-  for (const [position, chapter] of chapters.entries()) {
-    const inside = utterances.filter(
-      (utterance) => (position === 0 || utterance.startSecond >= chapter.startSecond) && (position === chapters.length - 1 || utterance.startSecond < chapter.endSecond),
-    );
-    const coverage = coverageOf(termCounts(inside.flatMap((utterance) => utterance.stems)));
-    if (inside.length > 0 && coverage > bestCoverage) [best, bestCoverage] = [inside, coverage];
-  }
-  return best;
+  const parts = chapters.map((chapter, position) =>
+    utterances.filter((utterance) => (position === 0 || utterance.startSecond >= chapter.startSecond) && (position === chapters.length - 1 || utterance.startSecond < chapter.endSecond)),
+  );
+  const coverage = parts.map((part) => coverageOf(termCounts(part.flatMap((utterance) => utterance.stems))));
+  const best = Math.max(...coverage);
+  if (best <= 0) return utterances;
+  const kept = parts.filter((part, index) => part.length > 0 && (coverage[index] as number) >= best * share && (share < 1 || coverage[index] === best));
+  return (share < 1 ? kept : kept.slice(0, 1)).flat();
 }

@@ -24,6 +24,8 @@ export interface ChapterInput {
 const pictureChangeBits = 7;
 /** A screen text is a new slide when it shares less than this with the one before. */
 const slideSimilarity = 0.5;
+/** Content words an utterance needs to stand for its chapter. */
+const minimumStems = 2;
 /** Sound tags of auto-captions ("[Music]"): never a topic. */
 const soundTags: ReadonlySet<string> = new Set(["music", "applause", "laughter", "laughs", "inaudible", "foreign", "silence", "noise"]);
 /** A slide title is short. */
@@ -83,7 +85,9 @@ export function centralUtterance(span: readonly Utterance[], weights: ReadonlyMa
   let best: Utterance | undefined;
   let bestScore = -1;
   for (const utterance of span) {
-    if (utterance.words < 5 && span.some((other) => other.words >= 5)) continue;
+    // A sound cue ("[squawk]") or a word or two says nothing of the chapter.
+    if (utterance.stems.length < minimumStems) continue;
+    if (utterance.words < 5 && span.some((other) => other.words >= 5 && other.stems.length >= minimumStems)) continue;
     const score = cosine(termCounts(utterance.stems), weights);
     if (score > bestScore) [best, bestScore] = [utterance, score];
   }
@@ -143,11 +147,7 @@ function keyPhrases(span: readonly Utterance[], weights: ReadonlyMap<string, num
     }
   }
   const written = (stem: string): string => [...(surface.get(stem) ?? new Map([[stem, 1]]))].sort((a, b) => b[1] - a[1])[0]?.[0] ?? stem;
-  // Fillers, frequent verbs and vague nouns ("guys", "get", "lot") say nothing of a topic, however often said.
-  const topical = (stem: string): boolean => {
-    const word = written(stem);
-    return stem.length > 2 && !/^\d+$/.test(stem) && !soundTags.has(word) && wordInfo(word).wordClass !== WordClass.Break && wordInfo(word).wordClass !== WordClass.Edge;
-  };
+  const topical = (stem: string): boolean => stem.length > 2 && isTopical(written(stem));
   const top = [...weights].filter(([stem]) => topical(stem)).sort((a, b) => b[1] - a[1]).slice(0, 8).map(([stem]) => stem);
   if (top.length === 0) return undefined;
   const pairs = new Map<string, number>();
@@ -180,6 +180,12 @@ function keyPhrases(span: readonly Utterance[], weights: ReadonlyMap<string, num
   }
   const title = parts.join(", ");
   return title.charAt(0).toUpperCase() + title.slice(1);
+}
+
+/** Whether a word can name a topic: fillers, frequent verbs and vague nouns ("guys", "get", "lot", "go") cannot. */
+export function isTopical(word: string): boolean {
+  const info = wordInfo(word);
+  return word.length > 2 && !/^\d+$/.test(word) && !soundTags.has(word) && info.wordClass !== WordClass.Break && info.wordClass !== WordClass.Edge;
 }
 
 /** Lines once each, in order: the same screen text is read from many frames. */

@@ -3,6 +3,7 @@
 // assigns each video to the nearest topic so far, which keeps the cost linear.
 
 import type { Chapter, Video } from "../spec/index.js";
+import { isTopical } from "./build-chapters.js";
 import { contentStems, cosine, termCounts } from "./utterances.js";
 
 export interface LibraryTopic {
@@ -113,8 +114,13 @@ function describeTopic(group: VideoVector[]): LibraryTopic {
   }
   // Words shared by more of the topic's videos first, then by weight.
   const shared = (stem: string): number => group.filter((member) => member.weights.has(stem)).length;
-  const stems = [...centroid].sort((a, b) => shared(b[0]) - shared(a[0]) || b[1] - a[1]).slice(0, 3).map(([stem]) => stem);
-  const terms = stems.map((stem) => group.map((member) => member.written.get(stem)).find(Boolean) ?? stem);
+  const written = (stem: string): string => group.map((member) => member.written.get(stem)).find(Boolean) ?? stem;
+  const stems = [...centroid]
+    .filter(([stem]) => isTopical(written(stem)))
+    .sort((a, b) => shared(b[0]) - shared(a[0]) || b[1] - a[1])
+    .slice(0, 3)
+    .map(([stem]) => stem);
+  const terms = stems.map(written);
   const videos = group
     .map((member) => ({ videoId: member.video.id, title: member.video.title, similarity: Number(cosine(member.weights, centroid).toFixed(3)) }))
     .sort((a, b) => b.similarity - a.similarity);

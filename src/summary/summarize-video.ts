@@ -3,7 +3,7 @@
 // summarization blueprint does it, a summary per chapter from its text, then the video's from the chapters', every
 // claim keeping its citation (the chapter's moment), the last step streamed.
 
-import type { Chapter, Citation, LanguageModel, Segment, Video, Warning } from "../spec/index.js";
+import type { Chapter, Citation, Segment, Video, Warning } from "../spec/index.js";
 import { formatCitation } from "../text/citation-format.js";
 import { centralUtterance, tfIdf } from "./build-chapters.js";
 import { buildUtterances, cosine, termCounts, type Utterance } from "./utterances.js";

@@ -33,9 +33,9 @@ export const defaultUtteranceSettings: UtteranceSettings = { minWords: 10, maxWo
 const sentenceEnd = /[.!?…]["'”’)\]]*\s*$/;
 const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
-/** Stems of a text's content words: what every similarity in summary/ compares. */
+/** Stems of a text's content words, sound cues ("[squawk]", "(laughs)") left out: what summary/ compares. */
 export function contentStems(text: string): string[] {
-  return analyzeText(text).map(termKey);
+  return analyzeText(text.replace(/\[[^\]]*\]|\([^)]*\)/g, " ")).map(termKey);
 }
 
 /**

@@ -10,7 +10,21 @@ import type {
   VideoJson,
 } from "../../src/api/schemas";
 import type { z } from "zod";
-import type { citationSchema, errorBodySchema, healthSchema, ingestResultSchema, provenanceSchema, segmentSchema, transcriptSchema, warningSchema, entityMatchSchema } from "../../src/api/schemas";
+import type {
+  chapterSchema,
+  chaptersResponseSchema,
+  citationSchema,
+  entityMatchSchema,
+  errorBodySchema,
+  healthSchema,
+  ingestResultSchema,
+  provenanceSchema,
+  segmentSchema,
+  summaryResponseSchema,
+  topicsResponseSchema,
+  transcriptSchema,
+  warningSchema,
+} from "../../src/api/schemas";
 
 export type RetrievalMode = NonNullable<AnswerJson["mode"]>;
 export type SegmentSource = z.infer<typeof segmentSchema>["source"];
@@ -35,6 +49,14 @@ export type IngestResult = z.infer<typeof ingestResultSchema>;
 export type Job = JobJson;
 export type EntityMatch = z.infer<typeof entityMatchSchema>;
 export type Entity = EntityJson;
+/** A part of a video: start and end second, a title and a one-line summary. */
+export type Chapter = z.infer<typeof chapterSchema>;
+export type Chapters = z.infer<typeof chaptersResponseSchema>;
+/** A video's summary: sentences, each with the moments it cites. */
+export type Summary = z.infer<typeof summaryResponseSchema>;
+export type SummaryLength = Summary["length"];
+/** A group of the library's videos that say similar things, labelled by their words. */
+export type Topic = z.infer<typeof topicsResponseSchema>["topics"][number];
 
 /** Progress of question-time extraction: a round's plan, then the extractor's own events. */
 export type ExtractionEvent =

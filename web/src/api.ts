@@ -186,11 +186,12 @@ export async function uploadFiles(
   }
 }
 
-/** Where a video's picture at a second, its playable media and its subtitles are. */
+/** Where a video's picture at a second, its playable media, its subtitles and its chapters are. */
 export const mediaUrls = {
   frame: (videoId: string, second: number) => `/api/videos/${encodeURIComponent(videoId)}/frame?t=${Math.max(0, Math.round(second * 10) / 10)}`,
   media: (videoId: string) => `/api/videos/${encodeURIComponent(videoId)}/media`,
   subtitles: (videoId: string) => `/api/videos/${encodeURIComponent(videoId)}/transcript.vtt`,
+  chapters: (videoId: string) => `/api/videos/${encodeURIComponent(videoId)}/chapters.vtt`,
 };
 
 /** A message for people from whatever was thrown. */

@@ -1,9 +1,10 @@
-// Library: the videos with a picture, length, the sources their text came from and their deferred work; adding
-// videos by upload (or drag and drop) or by a path on the server, with each job's progress; removing a video.
+// Library: the videos with a picture, length, the sources their text came from and their deferred work; the topics
+// they fall into; adding videos by upload (or drag and drop) or by a path on the server, with each job's progress;
+// removing a video.
 
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, uploadFiles } from "../api";
-import type { Job, Video, VideoDetail } from "../api-types";
+import type { Job, Topic, Video, VideoDetail } from "../api-types";
 import { ErrorNotice } from "../components/error-notice";
 import { JobCard, type TrackedJob } from "../components/job-card";
 import { Thumbnail } from "../components/thumbnail";
@@ -95,6 +96,7 @@ export function LibraryPage() {
       )}
       {error !== undefined && <ErrorNotice error={error} />}
       {videos && videos.length === 0 && <p class="empty muted">No videos yet: add some above, then ask them questions.</p>}
+      {videos && videos.length > 0 && <Topics videos={videos} />}
       {videos && videos.length > 0 && (
         <>
           <h2 class="section-title">
@@ -111,6 +113,45 @@ export function LibraryPage() {
       {!videos && error === undefined && <p class="muted">Loading the library…</p>}
     </section>
   );
+}
+
+/** The library's topics, read again whenever the list of videos changes. */
+function Topics({ videos }: { videos: Video[] }) {
+  const [topics, setTopics] = useState<Topic[]>();
+  const key = videos.map((video) => `${video.id}@${video.ingestedAt}`).join(",");
+  useEffect(() => {
+    api<{ topics: Topic[] }>("/api/topics").then(
+      (reply) => setTopics(reply.topics),
+      () => setTopics([]),
+    );
+  }, [key]);
+  if (!topics || topics.length === 0) return null;
+  return (
+    <section class="topics" aria-labelledby="topics-title">
+      <h2 id="topics-title" class="section-title">
+        Topics
+        <span class="muted"> · the videos grouped by what they say</span>
+      </h2>
+      <ul class="topic-grid">
+        {topics.map((topic) => (
+          <li class="topic" key={topic.label}>
+            <h3 class="topic-label">{capitalized(topic.label)}</h3>
+            <ul class="topic-videos" aria-label={`Videos about ${topic.label}`}>
+              {topic.videos.map((video) => (
+                <li key={video.videoId}>
+                  <a href={href.video(video.videoId)}>{video.title}</a>
+                </li>
+              ))}
+            </ul>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function AddVideos({ onUpload, onPath }: { onUpload: (files: File[], incremental: boolean) => void; onPath: (path: string, incremental: boolean) => void }) {

@@ -1,17 +1,24 @@
-// One video: the player with its subtitles beside the text the library indexed for it. A line seeks the player; the
-// line being played is marked and kept in view; the entities found in the video open their knowledge-graph entry.
+// One video: the player with its subtitles and its chapters marked under it, beside a box to ask about this video,
+// its summary, its chapters and the text the library indexed for it. A chapter, a summary's or an answer's citation
+// and a line of text seek the player; the chapter and the line being played are marked, the line kept in view; the
+// entities found in the video open their knowledge-graph entry.
 
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, mediaUrls } from "../api";
-import type { Entity, EntityMatch, Segment, SegmentSource, Transcript, VideoDetail } from "../api-types";
+import type { Chapter, Chapters, Entity, EntityMatch, Segment, SegmentSource, Transcript, VideoDetail } from "../api-types";
 import { ErrorNotice } from "../components/error-notice";
+import { ChapterList, ChapterMarks, chapterAt } from "../components/video-chapters";
+import { VideoQuestion } from "../components/video-question";
+import { VideoSummary } from "../components/video-summary";
 import { formatDuration, formatRange, formatTimestamp, plural, sourceName } from "../format";
 import { href } from "../route";
+import { usePlayhead } from "../use-playhead";
 
 export function VideoPage({ videoId, second }: { videoId: string; second?: number }) {
   const [detail, setDetail] = useState<VideoDetail>();
   const [transcript, setTranscript] = useState<Transcript>();
   const [entities, setEntities] = useState<EntityMatch[]>();
+  const [chapters, setChapters] = useState<Chapter[]>();
   const [error, setError] = useState<unknown>();
   // Held as state: the player appears once the video's details say there is media, and the transcript follows it.
   const [player, setPlayer] = useState<HTMLVideoElement | null>(null);
@@ -20,10 +27,15 @@ export function VideoPage({ videoId, second }: { videoId: string; second?: numbe
     setDetail(undefined);
     setTranscript(undefined);
     setEntities(undefined);
+    setChapters(undefined);
     setError(undefined);
     const id = encodeURIComponent(videoId);
     api<VideoDetail>(`/api/videos/${id}`).then(setDetail, setError);
     api<Transcript>(`/api/videos/${id}/transcript`).then(setTranscript, setError);
+    api<Chapters>(`/api/videos/${id}/chapters`).then(
+      (reply) => setChapters(reply.chapters),
+      () => setChapters([]),
+    );
     api<{ entities: EntityMatch[] }>(`/api/videos/${id}/entities`).then(
       (reply) => setEntities(reply.entities),
       () => setEntities([]),
@@ -47,7 +59,13 @@ export function VideoPage({ videoId, second }: { videoId: string; second?: numbe
     if (!video) return;
     video.currentTime = to;
     void video.play().catch(() => undefined);
+    // On a phone the player is not beside what was clicked: bring it back into view.
+    if (video.getBoundingClientRect().bottom < 0) video.scrollIntoView({ block: "start", behavior: "smooth" });
   };
+  const playhead = usePlayhead(player);
+  const currentChapter = chapters ? chapterAt(chapters, playhead.second) : undefined;
+  // The marks line up with the player's own timeline: the media's length once known (a transcode may differ a little).
+  const timelineSeconds = Number.isFinite(playhead.durationSeconds) && playhead.durationSeconds > 0 ? playhead.durationSeconds : (detail?.durationSeconds ?? 0);
 
   const title = detail?.title ?? transcript?.title ?? "Video";
   const playable = detail && detail.kind === "media" && (detail.hasVideo || detail.hasAudio);
@@ -73,15 +91,25 @@ export function VideoPage({ videoId, second }: { videoId: string; second?: numbe
             {!detail && <div class="main-player" aria-hidden="true" />}
             {detail &&
               (playable ? (
-                <video ref={setPlayer} class="main-player" src={mediaUrls.media(videoId)} controls playsInline preload="metadata">
-                  <track kind="subtitles" src={mediaUrls.subtitles(videoId)} srclang="en" label="Indexed text" default />
-                </video>
+                <div class="player-with-chapters">
+                  {/* The tracks come with the login cookie, as the media does. */}
+                  <video ref={setPlayer} class="main-player" src={mediaUrls.media(videoId)} controls playsInline preload="metadata">
+                    <track kind="subtitles" src={mediaUrls.subtitles(videoId)} srclang="en" label="Indexed text" default />
+                    <track kind="chapters" src={mediaUrls.chapters(videoId)} srclang="en" label="Chapters" />
+                  </video>
+                  {chapters && <ChapterMarks chapters={chapters} durationSeconds={timelineSeconds} second={playhead.second} onSeek={seek} />}
+                </div>
               ) : (
                 <p class="muted panel">This video is known by its transcript only: there is no media to play.</p>
               ))}
             <Entities entities={entities} videoId={videoId} onSeek={seek} />
           </div>
-          {transcript && <TranscriptList segments={transcript.segments} player={player} onSeek={seek} />}
+          <div class="video-main">
+            <VideoQuestion videoId={videoId} onSeek={seek} />
+            <VideoSummary videoId={videoId} onSeek={seek} />
+            {chapters && <ChapterList chapters={chapters} current={player ? currentChapter : undefined} onSeek={seek} />}
+            {transcript && <TranscriptList segments={transcript.segments} player={player} onSeek={seek} />}
+          </div>
         </div>
       )}
     </section>
