@@ -182,7 +182,9 @@ export async function answerQuestion(question: string, context: AnswerContext, o
       options.onText?.(written.text);
       return { ...answered, ...written, warnings: [...warnings], profile: lite("summaries", []), timings: timings(performance.now()) };
     }
-    const targets = scope.length > 0 ? scope.slice(0, maxSummarised) : videos.filter((video) => video.id === moments[0]?.videoId);
+    // Unscoped, the video of the best moment; in a library of one video, that video.
+    const best = moments[0]?.videoId ?? (videos.length === 1 ? videos[0]?.id : undefined);
+    const targets = scope.length > 0 ? scope.slice(0, maxSummarised) : videos.filter((video) => video.id === best);
     if (targets.length > 0) {
       const summaries = await Promise.all(targets.map((video) => context.summary(video.id, targets.length === 1 ? "medium" : "short")));
       if (context.llm) {
