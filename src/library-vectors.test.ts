@@ -66,6 +66,16 @@ describe("retrieval fuses BM25 with the dense and visual retrievers", { skip: ne
   });
   after(() => library.close());
 
+  test("chapters have vectors of their own: chapter search finds friday.mp4's chapter by words and by its vector", async () => {
+    const found = await library.searchChapters("who is in a bad humor?", { limit: 3 });
+    assert.equal(found[0]?.video.title, "friday.mp4");
+    assert.deepEqual(new Set(found[0]?.retrievers), new Set(["bm25", "dense"]));
+    // Without the question's words, only the vectors can find it.
+    const byMeaning = await library.searchChapters("zzzz qqqq", { limit: 3 });
+    assert.ok(byMeaning.every((match) => match.retrievers.join() === "dense"));
+    assert.ok(byMeaning.length > 0);
+  });
+
   test("every hit names the retrievers that found it; the subtitle match is found by bm25 and the vectors", async () => {
     const hits = await library.search("who is in a bad humor?", { limit: 5 });
     assert.equal(hits[0]?.title, "friday.mp4");

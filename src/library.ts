@@ -12,7 +12,7 @@ import { expandInputs, extractClips, ingestMediaFile, ingestTranscripts, summari
 import type { ExtractionEvent, ExtractionReport, ExtractionSettings, GraphSettings, IngestOptions, IngestReport, IngestResult } from "./ingest/index.js";
 import { chooseProviders, liteConfig, type ProviderChoice } from "./providers/registry.js";
 import { entityNameKey, refreshEntityDescriptions } from "./graph/index.js";
-import { analyzeText, retrievalHits, retrieve, retrieveVideos, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
+import { analyzeText, retrievalHits, retrieve, retrieveVideos, searchChapters, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
 import { VideoRagError } from "./spec/index.js";
 import type { Answer, Chapter, EntityMatch, QuestionIntent, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Segment, SegmentSource, Store, Video } from "./spec/index.js";
 import { libraryLocation } from "./library-location.js";
@@ -167,6 +167,8 @@ export interface Library {
   summarize(reference: string, options?: SummarizeOptions): Promise<VideoSummary>;
   /** The library's topics: its videos clustered by what they say, each topic labelled and listing its videos. */
   topics(): Promise<LibraryTopic[]>;
+  /** Chapters about a query, best first: BM25 over their titles, lines and text, fused with their vectors when a text embedder is configured. */
+  searchChapters(query: string, options?: Omit<SearchOptions, "mode">): Promise<{ video: Video; chapter: Chapter; score: number; retrievers: string[] }[]>;
   /** The indexed text (subtitles, speech, screen text, …) of a video overlapping the seconds given; the whole video by default. */
   transcript(reference: string, fromSecond?: number, toSecond?: number): Promise<{ video: Video; segments: Segment[] }>;
   /** Removes a video and everything it contributed, the graph entities only it mentioned included. */
@@ -516,6 +518,22 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       return summarizeWithModel({ video, chapters, segments, length, model: llm, onText: summarizeOptions.onText, signal: summarizeOptions.signal });
     },
     topics,
+    async searchChapters(query, searchOptions = {}) {
+      const choice = await providers();
+      const matches = await searchChapters(store, query, {
+        limit: searchOptions.limit ?? 10,
+        textEmbedder: choice.textEmbedder,
+        signal: searchOptions.signal,
+        ...(searchOptions.videos ? { videoIds: await scopeIds(searchOptions.videos) } : {}),
+      });
+      const found: { video: Video; chapter: Chapter; score: number; retrievers: string[] }[] = [];
+      for (const match of matches) {
+        const video = await store.getVideo(match.videoId);
+        const chapter = video ? (await store.getChapters(video.id)).find((entry) => entry.index === match.chapterIndex) : undefined;
+        if (video && chapter) found.push({ video, chapter, score: match.score, retrievers: match.retrievers });
+      }
+      return found;
+    },
     status: () => store.extractionStatus(),
     async extract(extractOptions = {}) {
       const choice = await providers();

@@ -5,7 +5,7 @@
 // The library passes in what touches the platform (retrieval over its store, the frame source, the extractor).
 
 import type { ExtractionEvent, ExtractionReport } from "../ingest/index.js";
-import { analyzeText, asksAboutLibrary, isKindCue, judgeRelevance, namedVideos, questionIntent, questionKinds, termKey, type Retrieval } from "../retrieval/index.js";
+import { analyzeText, asksAboutLibrary, isKindCue, searchChapters, judgeRelevance, namedVideos, questionIntent, questionKinds, termKey, type Retrieval } from "../retrieval/index.js";
 import { type LibraryTopic, type SummaryLength, type VideoSummary } from "../summary/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import type {
@@ -182,8 +182,10 @@ export async function answerQuestion(question: string, context: AnswerContext, o
       options.onText?.(written.text);
       return { ...answered, ...written, warnings: [...warnings], profile: lite("summaries", []), timings: timings(performance.now()) };
     }
-    // Unscoped, the video of the best moment; in a library of one video, that video.
-    const best = moments[0]?.videoId ?? (videos.length === 1 ? videos[0]?.id : undefined);
+    // Unscoped: the video whose chapter is most about the question (chapters are documents of their own), else that of
+    // the best moment; in a library of one video, that video.
+    const [chapter] = await searchChapters(context.store, question, { limit: 1, textEmbedder: context.textEmbedder, signal: options.signal });
+    const best = chapter?.videoId ?? moments[0]?.videoId ?? (videos.length === 1 ? videos[0]?.id : undefined);
     const targets = scope.length > 0 ? scope.slice(0, maxSummarised) : videos.filter((video) => video.id === best);
     if (targets.length > 0) {
       const summaries = await Promise.all(targets.map((video) => context.summary(video.id, targets.length === 1 ? "medium" : "short")));

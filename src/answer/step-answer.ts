@@ -6,6 +6,7 @@
 import type { Chapter, Citation, Segment, Video } from "../spec/index.js";
 import { buildUtterances, cosine, termCounts, type Utterance } from "../summary/index.js";
 import { formatCitation } from "../text/citation-format.js";
+import { cleanSpoken } from "../text/index.js";
 
 /** How steps are chosen; cross-validated on the human how-to questions (`npm run bench summaries -- --only human`). */
 export interface StepSettings {
@@ -52,17 +53,16 @@ export interface StepInput {
   settings?: Partial<StepSettings>;
 }
 
-/** Hesitations and sound tags of spoken transcripts, which no written step keeps. */
-const fillers = /\[[^\]]*\]|\b(?:uh+|um+|uhm|erm|hmm+|you know|i mean)\b[,.]?\s*/gi;
-/** A word said twice in a row ("the the"). */
-const stutter = /\b(\w+)(\s+\1\b)+/gi;
-
-/** A transcript line as a written step: fillers and stutters gone, a capital first, a full stop last. */
-export function cleanStep(text: string): string {
-  const clean = text.replace(fillers, " ").replace(stutter, "$1").replace(/\s+/g, " ").trim();
-  if (!clean) return clean;
-  const capital = clean.charAt(0).toUpperCase() + clean.slice(1);
-  return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
+/** Utterances per segment list and step length: the same question's text is cut once however many settings try it. */
+const cutText = new WeakMap<readonly Segment[], Map<number, Utterance[]>>();
+function utterancesOf(segments: readonly Segment[], unitWords: number): Utterance[] {
+  const bySize = cutText.get(segments) ?? new Map<number, Utterance[]>();
+  cutText.set(segments, bySize);
+  const known = bySize.get(unitWords);
+  if (known) return known;
+  const made = buildUtterances(segments, { minWords: Math.min(10, unitWords), maxWords: unitWords, pauseSeconds: 1.5 });
+  bySize.set(unitWords, made);
+  return made;
 }
 
 export function stepAnswer(input: StepInput): { text: string; citations: Citation[] } {
@@ -71,7 +71,7 @@ export function stepAnswer(input: StepInput): { text: string; citations: Citatio
   const total = wanted.reduce((sum, stem) => sum + input.stemWeight(stem), 0) || 1;
   const coverageOf = (terms: ReadonlyMap<string, number>): number => wanted.reduce((sum, stem) => sum + (terms.has(stem) ? input.stemWeight(stem) : 0), 0) / total;
   const candidates = input.videos.slice(0, settings.videos).flatMap(({ video, segments, chapters }, rank) => {
-    const all = buildUtterances(segments, { minWords: Math.min(10, settings.unitWords), maxWords: settings.unitWords, pauseSeconds: 1.5 });
+    const all = utterancesOf(segments, settings.unitWords);
     const first = all[0]?.startSecond ?? 0;
     const last = all.at(-1)?.endSecond ?? 0;
     const edge = (last - first) * settings.edgeShare;
@@ -109,8 +109,8 @@ export function stepAnswer(input: StepInput): { text: string; citations: Citatio
   }));
   const steps = citations.map((citation, index) => {
     const cited = formatCitation(citation, citation.timesEstimated);
-    if (settings.format === "numbered") return `${index + 1}. ${cleanStep(citation.quote)} ${cited}`;
-    const step = cleanStep(citation.quote);
+    if (settings.format === "numbered") return `${index + 1}. ${cleanSpoken(citation.quote)} ${cited}`;
+    const step = cleanSpoken(citation.quote);
     const connective = index === 0 ? "First, " : index === citations.length - 1 ? "Finally, " : index % 2 === 1 ? "Then " : "Next, ";
     // "Mix" reads on as "mix"; "APA", "I" and names keep their capitals.
     const first = step.split(" ")[0] ?? "";

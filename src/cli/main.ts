@@ -521,7 +521,16 @@ async function serveCommand(values: Values): Promise<void> {
   });
 }
 
+/** Output piped into a program that stops reading (`| head`) is let go quietly, as other command-line tools do. */
+function ignoreClosedPipe(): void {
+  if (process.stdout.listenerCount("error") > 0) return;
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+  });
+}
+
 export async function main(argv: string[]): Promise<void> {
+  ignoreClosedPipe();
   try {
     let parsed;
     try {

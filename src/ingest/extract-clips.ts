@@ -3,7 +3,7 @@
 // question-time extraction and `videorag extract` all come through here, so there is one pipeline, not two.
 
 import { buildVideoGraph } from "../graph/index.js";
-import { buildChapters, titleChapters } from "../summary/index.js";
+import { buildChapters, chapterVectors, titleChapters } from "../summary/index.js";
 import { mapConcurrent } from "../providers/runtime/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import type { Chapter, ClipDocument, ClipStageRecord, Segment, SegmentSource, Store, VectorRecord, Video, Warning } from "../spec/index.js";
@@ -290,6 +290,7 @@ async function extractBatch(
         report.warnings.push({ type: "degraded", feature: "chapters", detail: `${model.id} gave no usable title for ${titled.failures} chapters of ${video.title}; lite titles kept` });
       }
     }
+    if (settings.textEmbedder) vectors.push(...(await chapterVectors(video.id, chapters, settings.textEmbedder, { signal: options.signal })));
     for (const span of spans) {
       if (table.get(span.index)?.has("chapters")) records.push({ clipIndex: span.index, stage: "chapters", key: derivedKeys.chapters, status: done ? "done" : "pending" });
     }

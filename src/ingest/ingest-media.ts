@@ -28,7 +28,7 @@ import { extractClips, type ExtractionEvent, type ExtractionReport } from "./ext
 import type { IngestEvent, IngestResult, MediaStage } from "./types.js";
 import { extractVisual, hasVisualModels, imageVectorRecords, type VisualStage } from "./visual-stage.js";
 import { graphNote, runGraphStage } from "./graph-stage.js";
-import { buildChapters } from "../summary/index.js";
+import { buildChapters, chapterVectors } from "../summary/index.js";
 import { framesInClip, templateCaption, visualSegments } from "./visual-words.js";
 
 /** What media ingest needs, passed in so the pipeline can run with any providers. */
@@ -308,6 +308,7 @@ export async function ingestMediaFile(
     emit({ type: "stage-start", path, stage: "chapters" });
     const chaptersStarted = performance.now();
     const chapters = buildChapters({ segments, durationSeconds: media.durationSeconds, frames: screen.frames });
+    if (context.textEmbedder) vectors.push(...(await chapterVectors(id, chapters, context.textEmbedder, { signal })));
     result.stageSeconds.chapters = (performance.now() - chaptersStarted) / 1000;
     emit({ type: "stage-done", path, stage: "chapters", seconds: result.stageSeconds.chapters, resumed: false });
 

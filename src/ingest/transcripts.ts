@@ -1,13 +1,13 @@
 // Ingest of a folder of transcripts (`<id>.txt|.srt|.vtt`), each standing for an online video known only by what was
 // said in it: the id is the file stem, subtitles keep their times, plain text gets times estimated from its length.
 
-import { buildChapters } from "../summary/index.js";
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import { parseSubtitleText, planClips } from "../media/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import { buildLiteVideoGraph, buildVideoGraph } from "../graph/index.js";
+import { buildChapters, chapterVectors } from "../summary/index.js";
 import type { ClipDocument, Segment, Store, VideoGraph } from "../spec/index.js";
 import { buildClipDocuments } from "./clip-documents.js";
 import type { GraphSettings } from "./graph-stage.js";
@@ -150,6 +150,9 @@ async function ingestOne(store: Store, file: TranscriptFile, options: Transcript
   const clips = planClips(durationSeconds, clipSeconds);
   const documents = buildClipDocuments(file.id, clips, segments);
   const graph = await transcriptGraph(documents, options.graph, options.signal);
+  const chapters = buildChapters({ segments, durationSeconds });
+  const embedder = options.graph?.embedder;
+  const vectors = embedder ? await chapterVectors(file.id, chapters, embedder, { signal: options.signal }) : [];
   await store.commitVideo({
     video: {
       id: file.id,
@@ -167,7 +170,8 @@ async function ingestOne(store: Store, file: TranscriptFile, options: Transcript
     frames: [],
     graph,
     fingerprint,
-    chapters: buildChapters({ segments, durationSeconds }),
+    chapters,
+    vectors,
   });
   result.notes.push(
     file.timed

@@ -14,3 +14,4 @@ export { retrieveVideos, type ScoredVideo, type VideoRetrievalOptions } from "./
 export { kMeansPlusPlus, selectFramesForQuery, selectKeyFrames, uniformFrames, type FeatureFrame } from "./frame-selection.js";
 export { isKindCue, questionKinds, type QuestionKind } from "./question-kind.js";
 export { asksAboutLibrary, namedVideos, questionIntent } from "./question-intent.js";
+export { searchChapters, type ChapterSearchOptions } from "./chapter-search.js";

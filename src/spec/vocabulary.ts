@@ -21,5 +21,7 @@ export const retrievalDefaults = {
 export const textSpace = (embedder: { id: string }): string => `text:${embedder.id}`;
 /** Image-text vectors of frames and clips (the mean of their frames). */
 export const imageSpace = (encoder: { id: string }): string => `image:${encoder.id}`;
+/** Dense text vectors of chapters; a vector's `clipIndex` is its chapter's index. */
+export const chapterSpace = (embedder: { id: string }): string => `chapter:${embedder.id}`;
 /** Name vectors of graph entities, for merging names by meaning. */
 export const entitySpace = (embedder: { id: string }): string => `entity:${embedder.id}`;

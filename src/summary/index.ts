@@ -8,3 +8,4 @@ export { buildUtterances, contentStems, cosine, termCounts, type Utterance } fro
 export const chapterSegmentationId = "u00-priors@1";
 export { defaultTopicSettings, libraryTopics, type LibraryTopic, type TopicSettings } from "./library-topics.js";
 export { chaptersVtt } from "./chapters-vtt.js";
+export { chapterText, chapterVectors } from "./chapter-vectors.js";

@@ -5,6 +5,7 @@
 
 import type { Chapter, Citation, Segment, Video, Warning } from "../spec/index.js";
 import { formatCitation } from "../text/citation-format.js";
+import { cleanSpoken } from "../text/index.js";
 import { centralUtterance, tfIdf } from "./build-chapters.js";
 import { buildUtterances, cosine, termCounts, type Utterance } from "./utterances.js";
 
@@ -117,7 +118,7 @@ export function citationOf(video: Video, startSecond: number, endSecond: number,
 /** The sentences one a line, each with its citation as answers print them. */
 function summaryText(video: Video, sentences: readonly SummarySentence[]): string {
   return sentences
-    .map((sentence) => `${sentence.text.replace(/\s+/g, " ").trim()} ${sentence.citations.map((citation) => formatCitation(citation, video.timesEstimated)).join(" ")}`)
+    .map((sentence) => `${cleanSpoken(sentence.text)} ${sentence.citations.map((citation) => formatCitation(citation, video.timesEstimated)).join(" ")}`)
     .join("\n");
 }
 

@@ -1,3 +1,4 @@
 // Plain-language text helpers shared by the graph, summary and retrieval layers.
 export { analyzeText, termKey, tokenize } from "./analyze-text.js";
 export { englishStopwords, isStopword, minimumContentTerms, questionWords } from "./stopwords.js";
+export { cleanSpoken } from "./spoken-text.js";
