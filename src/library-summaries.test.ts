@@ -3,7 +3,7 @@
 // enumeration) and scoped to the videos given or named.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -119,9 +119,15 @@ describe("chapters, summaries and questions by kind", { skip: needsTools || need
     assert.deepEqual([...cited].sort(), [0, 1, 2], summary.text);
     assert.ok(summary.sentences.every((sentence) => sentence.citations.length > 0 && summary.text.includes(sentence.text)));
 
+    // The cartoon's first half minute holds only sound cues ("[squawk]"), which a summary does not quote: its beginning,
+    // middle and end are the thirds of the stretch that has words.
     const cartoon = await library.summarize(popeye.id, { length: "long" });
-    const thirds = new Set(cartoon.sentences.flatMap((sentence) => sentence.citations.map((citation) => Math.min(2, Math.floor((citation.startSecond / popeye.durationSeconds) * 3)))));
+    const worded = (await library.transcript(popeye.id)).segments.filter((segment) => /\p{L}/u.test(segment.text.replace(/\[[^\]]*\]/g, "")));
+    const [from, to] = [worded[0]?.startSecond ?? 0, worded.at(-1)?.endSecond ?? popeye.durationSeconds];
+    assert.ok(from > 20 && to > 60, `words from ${from} to ${to}`);
+    const thirds = new Set(cartoon.sentences.flatMap((sentence) => sentence.citations.map((citation) => Math.min(2, Math.floor((((citation.startSecond + citation.endSecond) / 2 - from) / (to - from)) * 3)))));
     assert.deepEqual([...thirds].sort(), [0, 1, 2], cartoon.text);
+    assert.doesNotMatch(cartoon.text, /\[squawk\]/);
   });
 
   test("ask --video cites only that video; an unknown one is VIDEO_NOT_FOUND (exit 2)", async () => {
@@ -186,6 +192,28 @@ describe("chapters, summaries and questions by kind", { skip: needsTools || need
     const cli = runCli(scratch, ["summarize", "--library", libraryPath, "blank.mp4"]);
     assert.equal(cli.status, 0, cli.stderr);
     assert.match(cli.stdout, /nothing to summarize/);
+  });
+
+  test("in an incremental library, chapters follow the text that extraction writes back, and the stage is done", async () => {
+    // The talk without its subtitles and with speech off: its only text is on screen, read by the deferred OCR stage.
+    const folder = join(scratch, "incremental-media");
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(made.path, join(folder, "slides-only.mp4"));
+    const incremental = await openLibrary({ path: join(scratch, "incremental"), speech: false, visual: false });
+    try {
+      await incremental.ingest([folder], { incremental: true });
+      const before = (await incremental.chapters("slides-only.mp4")).chapters;
+      assert.ok((await incremental.status()).stages["screen-text"]?.pending, "screen text is left for later");
+      await incremental.extract();
+      const { chapters } = await incremental.chapters("slides-only.mp4");
+      assert.ok(chapters.length > before.length, `${before.length} chapters before extraction, ${chapters.length} after`);
+      assert.ok(chapters.some((chapter) => chapter.title === "Repairing a bicycle"), JSON.stringify(chapters.map((chapter) => chapter.title)));
+      const stages = (await incremental.status()).stages;
+      assert.equal(stages.chapters?.pending, 0, JSON.stringify(stages));
+      assert.ok((stages.chapters?.done ?? 0) > 0);
+    } finally {
+      await incremental.close();
+    }
   });
 
   test("chapters go with the video when it is removed", async () => {

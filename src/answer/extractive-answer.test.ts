@@ -118,3 +118,21 @@ test("on 320 real transcripts, the lite answers to 60 dev questions are short, c
     await library.close();
   }
 });
+
+test("a slide's text, or a caption quoting it, that a spoken line already says is not quoted again", () => {
+  const talk = moment("talk", 20);
+  const said = (startSecond: number, text: string, source: Segment["source"]): Segment => ({ startSecond, endSecond: startSecond + 5, text, source });
+  const lines = new Map<Hit, Segment[]>([
+    [talk, [
+      said(20, "Why not pgvector?", "screen"),
+      said(20, 'On screen: "Why not pgvector?".', "caption"),
+      said(21, "Why not pgvector? Because it needs a running Postgres server.", "subtitle"),
+      said(30, "pgvector offline laptops", "screen"),
+    ]],
+  ]);
+  const answer = extractiveAnswer({ ...input("why not pgvector?", lines), settings: { targetWords: 60 } });
+  const quotes = answer.citations.map((citation) => citation.quote);
+  assert.equal(quotes.filter((quote) => /why not pgvector/i.test(quote)).length, 1, answer.text);
+  assert.ok(quotes.includes("Why not pgvector? Because it needs a running Postgres server."), "the spoken line stays");
+  assert.ok(quotes.includes("pgvector offline laptops"), "screen text no spoken line says stays");
+});
