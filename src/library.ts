@@ -391,6 +391,8 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     const chapters = await store.listChapters();
     const byVideo = new Map<string, Chapter[]>();
     for (const chapter of chapters) byVideo.set(chapter.videoId, [...(byVideo.get(chapter.videoId) ?? []), chapter]);
+    // A video ingested before chapters existed gets them now (once: they are written back).
+    for (const video of videos) if (!byVideo.has(video.id)) byVideo.set(video.id, await chaptersOf(video));
     const found = libraryTopics(videos.map((video) => ({ video, chapters: byVideo.get(video.id) ?? [] })));
     topicsCache = { key, topics: found };
     return found;

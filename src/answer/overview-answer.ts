@@ -8,6 +8,9 @@ import type { Evidence } from "./evidence.js";
 
 type Written = Pick<Answer, "text" | "citations">;
 
+/** Videos named per topic; the rest are counted. */
+const videosPerTopic = 8;
+
 /** One video's summary as it is, several each under its title. */
 export function overviewText(summaries: readonly VideoSummary[]): Written {
   const citations = summaries.flatMap((summary) => summary.sentences.flatMap((sentence) => sentence.citations));
@@ -48,15 +51,20 @@ export function topicsText(topics: readonly LibraryTopic[], videos: ReadonlyMap<
   if (topics.length === 0) return { text: "The library has no text to find topics in yet.", citations: [] };
   const citations: Citation[] = [];
   const lines = topics.map((topic) => {
-    const listed = topic.videos.map((entry) => {
+    const more = topic.videos.length - videosPerTopic;
+    const listed = topic.videos.slice(0, videosPerTopic).map((entry) => {
       const video = videos.get(entry.videoId);
       if (!video) return entry.title;
       const citation: Citation = { videoId: video.id, path: video.path, title: video.title, startSecond: 0, endSecond: Math.min(video.durationSeconds, 30), quote: topic.label, score: entry.similarity, timesEstimated: video.timesEstimated };
       citations.push(citation);
       return `${video.title} ${formatCitation(citation, video.timesEstimated)}`;
     });
-    return `- ${topic.label}: ${listed.join(", ")}`;
+    return `- ${topic.label}: ${listed.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
   });
-  const videoCount = new Set(citations.map((citation) => citation.videoId)).size;
-  return { text: [`The library's ${videoCount} videos cover ${topics.length} topic${topics.length === 1 ? "" : "s"}:`, ...lines].join("\n"), citations };
+  const inTopics = topics.reduce((sum, topic) => sum + topic.videos.length, 0);
+  const head =
+    inTopics < videos.size
+      ? `The library's ${videos.size} videos; its ${topics.length} largest topics hold ${inTopics} of them:`
+      : `The library's ${videos.size} videos cover ${topics.length} topic${topics.length === 1 ? "" : "s"}:`;
+  return { text: [head, ...lines].join("\n"), citations };
 }

@@ -522,8 +522,10 @@ async function serveCommand(values: Values): Promise<void> {
 }
 
 /** Output piped into a program that stops reading (`| head`) is let go quietly, as other command-line tools do. */
+let pipeWatched = false;
 function ignoreClosedPipe(): void {
-  if (process.stdout.listenerCount("error") > 0) return;
+  if (pipeWatched) return;
+  pipeWatched = true;
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code !== "EPIPE") throw error;
   });

@@ -1,6 +1,6 @@
 // The library's topics: videos clustered by the words of their chapters (tf-idf, cosine, average-link agglomeration),
-// each cluster labelled by the words its videos share most and listing its videos. For large libraries a single pass
-// assigns each video to the nearest topic so far, which keeps the cost linear.
+// each cluster labelled by the words its videos share most and listing its videos. For large libraries spherical k-means
+// keeps the cost linear in the videos.
 
 import type { Chapter, Video } from "../spec/index.js";
 import { isTopical } from "./build-chapters.js";
@@ -19,13 +19,18 @@ export interface TopicSettings {
   joinSimilarity: number;
   /** Terms a video's vector keeps (its heaviest). */
   termsPerVideo: number;
-  /** Above this many videos, topics are found in one pass instead of by agglomeration. */
+  /** Above this many videos, topics are found by k-means instead of by agglomeration. */
   agglomerateUpTo: number;
   /** Topics listed at most, the largest first. */
   maxTopics: number;
 }
 
 export const defaultTopicSettings: TopicSettings = { joinSimilarity: 0.12, termsPerVideo: 60, agglomerateUpTo: 400, maxTopics: 20 };
+
+/** Characters of each chapter's text a video's topic vector reads. */
+const textPerChapter = 3000;
+/** Terms a k-means centroid keeps: the heaviest. */
+const centroidTerms = 300;
 
 interface VideoVector {
   video: Video;
@@ -36,7 +41,8 @@ interface VideoVector {
 
 export function libraryTopics(videos: readonly { video: Video; chapters: readonly Chapter[] }[], settings: TopicSettings = defaultTopicSettings): LibraryTopic[] {
   const counted = videos.map(({ video, chapters }) => {
-    const text = chapters.map((chapter) => `${chapter.title}\n${chapter.text}`).join("\n");
+    // A chapter's title and its opening say what it is about; reading all of a 10,000-video library's text would not.
+    const text = chapters.map((chapter) => `${chapter.title}\n${chapter.summary}\n${chapter.text.slice(0, textPerChapter)}`).join("\n");
     return { video, counts: termCounts(contentStems(text)), text };
   });
   const frequency = new Map<string, number>();
@@ -53,7 +59,10 @@ export function libraryTopics(videos: readonly { video: Video; chapters: readonl
       return { video, weights: new Map(weighted), written: surfaceForms(text, new Set(weighted.map(([stem]) => stem))) };
     })
     .filter((vector) => vector.weights.size > 0);
-  const groups = vectors.length <= settings.agglomerateUpTo ? agglomerate(vectors, settings.joinSimilarity) : onePass(vectors, settings.joinSimilarity);
+  const groups =
+    vectors.length <= settings.agglomerateUpTo
+      ? agglomerate(vectors, settings.joinSimilarity)
+      : kMeans(vectors, Math.min(settings.maxTopics * 2, Math.ceil(Math.sqrt(vectors.length / 2))));
   return groups
     .sort((a, b) => b.length - a.length)
     .slice(0, settings.maxTopics)
@@ -86,24 +95,50 @@ function agglomerate(vectors: VideoVector[], threshold: number): VideoVector[][]
   }
 }
 
-/** Each video joins the topic whose centroid is nearest when near enough, else starts one. */
-function onePass(vectors: VideoVector[], threshold: number): VideoVector[][] {
-  const topics: { members: VideoVector[]; centroid: Map<string, number> }[] = [];
-  for (const vector of vectors) {
-    let best: (typeof topics)[number] | undefined;
-    let bestValue = threshold;
-    for (const topic of topics) {
-      const value = cosine(vector.weights, topic.centroid);
-      if (value >= bestValue) [best, bestValue] = [topic, value];
-    }
-    if (!best) {
-      topics.push({ members: [vector], centroid: new Map(vector.weights) });
-      continue;
-    }
-    best.members.push(vector);
-    for (const [stem, weight] of vector.weights) best.centroid.set(stem, (best.centroid.get(stem) ?? 0) + weight);
+/**
+ * Spherical k-means for large libraries: k topics seeded by farthest-point (deterministic k-means++), a few rounds of
+ * assigning each video to its nearest centroid, centroids pruned to their heaviest terms. Linear in the videos.
+ */
+function kMeans(vectors: VideoVector[], topicCount: number, rounds = 5): VideoVector[][] {
+  const normalised = (weights: ReadonlyMap<string, number>): Map<string, number> => {
+    const pruned = [...weights].sort((a, b) => b[1] - a[1]).slice(0, centroidTerms);
+    const norm = Math.sqrt(pruned.reduce((sum, [, weight]) => sum + weight * weight, 0)) || 1;
+    return new Map(pruned.map(([stem, weight]) => [stem, weight / norm]));
+  };
+  const seeds: Map<string, number>[] = [normalised((vectors[0] as VideoVector).weights)];
+  const nearest = vectors.map((vector) => cosine(vector.weights, seeds[0] as Map<string, number>));
+  while (seeds.length < topicCount) {
+    let farthest = -1;
+    let lowest = Number.POSITIVE_INFINITY;
+    nearest.forEach((similarity, index) => {
+      if (similarity < lowest) [farthest, lowest] = [index, similarity];
+    });
+    if (farthest < 0 || lowest >= 0.999) break;
+    const seed = normalised((vectors[farthest] as VideoVector).weights);
+    seeds.push(seed);
+    vectors.forEach((vector, index) => (nearest[index] = Math.max(nearest[index] as number, cosine(vector.weights, seed))));
   }
-  return topics.map((topic) => topic.members);
+  let centroids = seeds;
+  let groups: VideoVector[][] = [];
+  for (let round = 0; round < rounds; round++) {
+    groups = centroids.map(() => []);
+    for (const vector of vectors) {
+      let best = 0;
+      let bestValue = -1;
+      centroids.forEach((centroid, index) => {
+        const value = cosine(vector.weights, centroid);
+        if (value > bestValue) [best, bestValue] = [index, value];
+      });
+      groups[best]?.push(vector);
+    }
+    centroids = groups.map((members, index) => {
+      if (members.length === 0) return centroids[index] as Map<string, number>;
+      const sum = new Map<string, number>();
+      for (const member of members) for (const [stem, weight] of member.weights) sum.set(stem, (sum.get(stem) ?? 0) + weight);
+      return normalised(sum);
+    });
+  }
+  return groups.filter((members) => members.length > 0);
 }
 
 function describeTopic(group: VideoVector[]): LibraryTopic {

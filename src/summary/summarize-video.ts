@@ -40,6 +40,8 @@ const lengthTargets: Record<SummaryLength, { words: number; perChapter: number }
   medium: { words: 150, perChapter: 2 },
   long: { words: 320, perChapter: 4 },
 };
+/** How a summary cuts speech into quotable lines. */
+const summaryUnits = { minWords: 8, maxWords: 25, pauseSeconds: 1.5 };
 /** An utterance this similar to one already chosen says the same thing again. */
 const redundantSimilarity = 0.5;
 
@@ -54,7 +56,8 @@ export interface SummaryInput {
 export function liteSummary(input: SummaryInput): VideoSummary {
   const length = input.length ?? "medium";
   const target = lengthTargets[length];
-  const utterances = buildUtterances(input.segments);
+  // Shorter units than segmentation reads: a summary quotes lines, and unpunctuated speech would give 40-word ones.
+  const utterances = buildUtterances(input.segments, summaryUnits);
   const base = { videoId: input.video.id, title: input.video.title, length, chapters: [...input.chapters], madeBy: "lite", warnings: [] as Warning[] };
   if (utterances.length === 0) return { ...base, text: nothingToSummarize(input.video), sentences: [] };
   const chapters: Chapter[] = input.chapters.length > 0
