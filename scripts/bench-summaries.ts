@@ -24,6 +24,8 @@ import { buildChapters, buildUtterances, defaultSegmentationSettings, liteSummar
 import { sharedDir } from "../src/test-support/shared.js";
 import { openSqliteStore } from "../src/store/index.js";
 import { measureHumanQuestions } from "./bench-human-answers.js";
+// @ts-expect-error the sample generator is plain JavaScript, shared with the demo
+import { makeSlideVideo } from "./make-sample-media.mjs";
 import { seededRandom } from "./seeded-random.js";
 
 /** The sections `--only` picks from; `human` (the how-to answers against people's) ingests the 8,648 transcripts first. */
@@ -430,73 +432,10 @@ const narratedVideos: { name: string; slides: NarratedSlide[] }[] = [
 
 const font = ["/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"].find((path) => existsSync(path));
 
-function runProgram(program: string, args: string[]): void {
-  const result = spawnSync(program, args, { encoding: "utf8" });
-  if (result.error) throw new Error(`${program} is not installed (${result.error.message})`);
-  if (result.status !== 0) throw new Error(`${program} failed: ${(result.stderr || "").trim().split("\n").pop() ?? ""}`);
-}
-
-function wavSeconds(path: string): number {
-  const data = readFileSync(path);
-  const channels = data.readUInt16LE(22);
-  const rate = data.readUInt32LE(24);
-  const bits = data.readUInt16LE(34);
-  let offset = 12;
-  while (offset + 8 <= data.length) {
-    const id = data.toString("ascii", offset, offset + 4);
-    const size = data.readUInt32LE(offset + 4);
-    if (id === "data") return Math.min(size, data.length - offset - 8) / (rate * channels * (bits / 8));
-    offset += 8 + size + (size % 2);
-  }
-  return 0;
-}
-
-function srtTime(seconds: number): string {
-  const ms = Math.round(seconds * 1000);
-  const pad = (value: number, width = 2): string => String(value).padStart(width, "0");
-  return `${pad(Math.floor(ms / 3600000))}:${pad(Math.floor(ms / 60000) % 60)}:${pad(Math.floor(ms / 1000) % 60)},${pad(ms % 1000, 3)}`;
-}
-
-/** As scripts/make-sample-media.mjs makes a narrated video: one slide part per topic, concatenated, with a sidecar .srt. */
-function makeNarratedVideo(directory: string, scratch: string, video: (typeof narratedVideos)[number]): { path: string; durationSeconds: number; boundaries: number[] } {
-  const cues: { startSecond: number; endSecond: number; text: string }[] = [];
-  const parts: string[] = [];
-  const boundaries: number[] = [];
-  let clock = 0;
-  for (const [slideIndex, slide] of video.slides.entries()) {
-    if (slideIndex > 0) boundaries.push(clock);
-    const textFile = join(scratch, `${video.name}-${slideIndex}.txt`);
-    writeFileSync(textFile, [slide.title, "", ...slide.lines].join("\n"));
-    const audio: { wav: string; startSecond: number }[] = [];
-    let slideSeconds = 0.6;
-    for (const [sentenceIndex, sentence] of slide.say.entries()) {
-      const wav = join(scratch, `${video.name}-${slideIndex}-${sentenceIndex}.wav`);
-      runProgram("espeak-ng", ["-s", "150", "-w", wav, sentence]);
-      const seconds = wavSeconds(wav);
-      cues.push({ startSecond: clock + slideSeconds, endSecond: clock + slideSeconds + seconds, text: sentence });
-      audio.push({ wav, startSecond: slideSeconds });
-      slideSeconds += seconds + 0.4;
-    }
-    slideSeconds += 0.6;
-    const part = join(scratch, `${video.name}-${slideIndex}.mp4`);
-    const draw = `drawtext=fontfile=${font}:textfile=${textFile}:fontsize=54:fontcolor=black:line_spacing=24:x=100:y=180`;
-    const delays = audio.map((entry, index) => `[${index + 2}:a]adelay=${Math.round(entry.startSecond * 1000)}:all=1[a${index}]`);
-    const mix = `[1:a]${audio.map((_, index) => `[a${index}]`).join("")}amix=inputs=${audio.length + 1}:normalize=0:duration=first[aout]`;
-    runProgram("ffmpeg", [
-      "-y", "-loglevel", "error", "-f", "lavfi", "-i", `color=c=white:s=1280x720:r=25:d=${slideSeconds.toFixed(3)}`,
-      "-f", "lavfi", "-i", `anullsrc=r=16000:cl=mono:d=${slideSeconds.toFixed(3)}`, ...audio.flatMap((entry) => ["-i", entry.wav]),
-      "-filter_complex", [...delays, mix].join(";"), "-map", "0:v", "-map", "[aout]", "-c:a", "aac", "-b:a", "96k", "-ar", "44100",
-      "-vf", draw, "-c:v", "libx264", "-preset", "veryfast", "-tune", "stillimage", "-pix_fmt", "yuv420p", "-t", slideSeconds.toFixed(3), part,
-    ]);
-    parts.push(part);
-    clock += slideSeconds;
-  }
-  const list = join(scratch, `${video.name}-parts.txt`);
-  writeFileSync(list, parts.map((part) => `file '${part}'`).join("\n"));
-  const path = join(directory, `${video.name}.mp4`);
-  runProgram("ffmpeg", ["-y", "-loglevel", "error", "-f", "concat", "-safe", "0", "-i", list, "-c", "copy", "-movflags", "+faststart", path]);
-  writeFileSync(join(directory, `${video.name}.srt`), cues.map((cue, index) => `${index + 1}\n${srtTime(cue.startSecond)} --> ${srtTime(cue.endSecond)}\n${cue.text}\n`).join("\n"));
-  return { path, durationSeconds: clock, boundaries };
+/** A narrated video as the demo's generator makes them (scripts/make-sample-media.mjs); its slide changes are the truth. */
+function makeNarratedVideo(directory: string, video: (typeof narratedVideos)[number]): { path: string; durationSeconds: number; boundaries: number[] } {
+  const made = makeSlideVideo(directory, { ...video, subtitles: true }) as { path: string; seconds: number; slideStarts: number[] };
+  return { path: made.path, durationSeconds: made.seconds, boundaries: made.slideStarts.slice(1) };
 }
 
 /** The narrated videos ingested once, shared by the narrated and cost sections. */
@@ -520,12 +459,9 @@ async function ingestNarrated(folder: string, log: (line: string) => void): Prom
   let made = saved?.recipe === recipe && saved.made.every((video) => existsSync(video.path)) ? saved.made : undefined;
   if (made) log(`narrated: ${made.length} videos reused from ${media}`);
   else {
-    const scratch = join(folder, "scratch");
     mkdirSync(media, { recursive: true });
-    mkdirSync(scratch, { recursive: true });
     const started = performance.now();
-    made = narratedVideos.map((video) => ({ name: video.name, ...makeNarratedVideo(media, scratch, video) }));
-    rmSync(scratch, { recursive: true, force: true });
+    made = narratedVideos.map((video) => ({ name: video.name, ...makeNarratedVideo(media, video) }));
     writeFileSync(manifestPath, JSON.stringify({ recipe, made }));
     log(`narrated: ${made.length} videos, ${Math.round(made.reduce((sum, video) => sum + video.durationSeconds, 0))} s in all, made in ${Math.round((performance.now() - started) / 1000)} s`);
   }

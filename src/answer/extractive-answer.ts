@@ -4,6 +4,7 @@
 // about as long as a person's answer to such a question.
 
 import type { Answer, Citation, Hit, Segment, Warning } from "../spec/index.js";
+import { cosine } from "../summary/index.js";
 import { formatCitation } from "../text/citation-format.js";
 
 /** How sentences are chosen; the defaults were cross-validated on the how-to dev questions (`npm run bench lite`). */
@@ -70,18 +71,8 @@ const counts = (terms: string[]): Map<string, number> => {
   return found;
 };
 
-/** Cosine similarity of two term-count vectors, 0..1. */
-export function termCosine(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
-  let dot = 0;
-  let normA = 0;
-  let normB = 0;
-  for (const [term, count] of a) {
-    normA += count * count;
-    dot += count * (b.get(term) ?? 0);
-  }
-  for (const count of b.values()) normB += count * count;
-  return dot === 0 ? 0 : dot / Math.sqrt(normA * normB);
-}
+/** Cosine similarity of two term-count vectors, 0..1 (summary/'s, which chapters and summaries use too). */
+export const termCosine = cosine;
 
 /**
  * Each sentence's similarity to the rest of its video's passage (the sentences read around the video's moments):

@@ -6,16 +6,12 @@ import type { Citation } from "../api-types";
 import { href } from "../route";
 import { useAsk } from "../use-ask";
 import { AnswerPanel } from "./answer-panel";
+import { QuestionForm } from "./question-form";
 
 export function VideoQuestion({ videoId, onSeek }: { videoId: string; onSeek: (second: number) => void }) {
   const [question, setQuestion] = useState("");
   const { state, ask } = useAsk();
 
-  const submit = (event: Event) => {
-    event.preventDefault();
-    const asked = question.trim();
-    if (asked) void ask(asked, { videoIds: [videoId] });
-  };
   const play = (citation: Citation) => {
     if (citation.videoId === videoId) onSeek(citation.startSecond);
     else location.hash = href.video(citation.videoId, citation.startSecond);
@@ -23,23 +19,15 @@ export function VideoQuestion({ videoId, onSeek }: { videoId: string; onSeek: (s
 
   return (
     <section class="video-question">
-      <form class="query-form" onSubmit={submit}>
-        <label for="video-question">Ask about this video</label>
-        <div class="query-row">
-          <input
-            id="video-question"
-            type="search"
-            enterKeyHint="send"
-            placeholder="What happens? Who says what?"
-            value={question}
-            onInput={(event) => setQuestion(event.currentTarget.value)}
-            autoComplete="off"
-          />
-          <button class="primary" type="submit" disabled={question.trim() === ""}>
-            {state.running ? "Asking…" : "Ask"}
-          </button>
-        </div>
-      </form>
+      <QuestionForm
+        id="video-question"
+        label="Ask about this video"
+        placeholder="What happens? Who says what?"
+        question={question}
+        running={state.running}
+        onQuestion={setQuestion}
+        onAsk={(asked) => void ask(asked, { videoIds: [videoId] })}
+      />
       {state.question && <AnswerPanel state={state} onPlay={play} waiting="Looking through this video…" titleId="video-answer-title" />}
     </section>
   );

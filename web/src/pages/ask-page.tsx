@@ -7,6 +7,7 @@ import type { Citation, Hit, RetrievalMode } from "../api-types";
 import { AnswerPanel } from "../components/answer-panel";
 import { MomentCard } from "../components/moment-card";
 import { PlayerAside } from "../components/player-aside";
+import { QuestionForm } from "../components/question-form";
 import { ModeSelect } from "../components/mode-select";
 import { useAsk } from "../use-ask";
 import { usePlayer } from "../use-player";
@@ -17,12 +18,6 @@ export function AskPage() {
   const { state, ask } = useAsk();
   const { playing, play } = usePlayer();
 
-  const submit = (event: Event) => {
-    event.preventDefault();
-    const asked = question.trim();
-    if (asked) void ask(asked, mode ? { mode } : {});
-  };
-
   const playCitation = (moment: Citation | Hit) =>
     play({ videoId: moment.videoId, title: moment.title, startSecond: moment.startSecond, endSecond: moment.endSecond, quote: "quote" in moment ? moment.quote : moment.text });
 
@@ -31,24 +26,17 @@ export function AskPage() {
       <h1 id="page-title" tabIndex={-1}>
         Ask
       </h1>
-      <form class="query-form" onSubmit={submit}>
-        <label for="question">Question</label>
-        <div class="query-row">
-          <input
-            id="question"
-            type="search"
-            enterKeyHint="send"
-            placeholder="What was said, written or shown?"
-            value={question}
-            onInput={(event) => setQuestion(event.currentTarget.value)}
-            autoComplete="off"
-          />
-          <button class="primary" type="submit" disabled={question.trim() === ""}>
-            {state.running ? "Asking…" : "Ask"}
-          </button>
-        </div>
+      <QuestionForm
+        id="question"
+        label="Question"
+        placeholder="What was said, written or shown?"
+        question={question}
+        running={state.running}
+        onQuestion={setQuestion}
+        onAsk={(asked) => void ask(asked, mode ? { mode } : {})}
+      >
         <ModeSelect mode={mode} onChange={setMode} />
-      </form>
+      </QuestionForm>
 
       {state.question && (
         <div class={`results ${playing ? "has-player" : ""}`}>
