@@ -12,7 +12,7 @@ import type { Video } from "./spec/index.js";
 import { runCli } from "./test-support/cli.js";
 import { needsShared, sharedPath } from "./test-support/shared.js";
 // @ts-expect-error the sample generator is plain JavaScript, shared with the demo
-import { makeSlideVideo } from "../scripts/make-sample-media.mjs";
+import { makeSampleMedia, makeSlideVideo } from "../scripts/make-sample-media.mjs";
 
 const missingTools = ["ffmpeg", "espeak-ng", "tesseract"].filter((tool) => spawnSync(tool, ["--version"]).error);
 const needsTools = missingTools.length > 0 ? `${missingTools.join(", ")} not installed (apt-get install ffmpeg espeak-ng tesseract-ocr)` : false;
@@ -222,5 +222,43 @@ describe("chapters, summaries and questions by kind", { skip: needsTools || need
     await assert.rejects(library.chapters(popeye.id), { code: "VIDEO_NOT_FOUND" });
     const matches = await library.ask("every time he says buzzard");
     assert.ok(matches.citations.every((citation) => citation.videoId === video.id));
+  });
+});
+
+describe("the demo library", { skip: needsTools }, () => {
+  const scratch = mkdtempSync(join(tmpdir(), "videorag-demo-library-test-"));
+  let library: Library;
+  before(async () => {
+    makeSampleMedia(join(scratch, "media"));
+    library = await openLibrary({ path: join(scratch, "library"), speech: false, visual: false });
+    const report = await library.ingest([join(scratch, "media")]);
+    assert.equal(report.failed, 0, JSON.stringify(report.results.map((result) => result.error)));
+  });
+  after(async () => {
+    await library?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  test("'what topics does this library cover?' names its three videos", async () => {
+    const answer = await library.ask("what topics does this library cover?");
+    for (const title of ["sqlite-talk.mp4", "bread-baking.mp4", "harbor-museum.mp4"]) assert.ok(answer.text.includes(title), answer.text);
+    assert.match(answer.text, /^The library's 3 videos cover \d topics?:/);
+  });
+
+  test("the demo's answer says 'Why not pgvector?' once, not as screen text and again in the line that reads it", async () => {
+    const answer = await library.ask("Why did they reject pgvector?");
+    assert.match(answer.text, /We rejected pgvector because it needs a running Postgres server/);
+    assert.ok((answer.text.match(/why not pgvector/gi) ?? []).length <= 1, answer.text);
+    const lines = answer.text.split("\n").map((line) => line.replace(/\[[^\]]*\]/g, "").toLowerCase().replace(/[^a-z ]/g, " ").replace(/\s+/g, " ").trim());
+    assert.equal(new Set(lines).size, lines.length, answer.text);
+  });
+
+  test("'summarize the bread baking video' is answered from its summary, from its start to its end", async () => {
+    const answer = await library.ask("summarize the bread baking video");
+    const video = await library.find("bread-baking.mp4");
+    assert.deepEqual(answer.scope?.map((entry) => entry.videoId), [video.id]);
+    assert.ok(answer.citations.every((citation) => citation.videoId === video.id));
+    const starts = answer.citations.map((citation) => citation.startSecond);
+    assert.ok(Math.min(...starts) < 5 && Math.max(...starts) > video.durationSeconds / 2, answer.text);
   });
 });
