@@ -106,8 +106,9 @@ export function liteSummary(input: SummaryInput): VideoSummary {
     }
   });
   chosen.sort((a, b) => a.utterance.startSecond - b.utterance.startSecond);
+  // The sentence reads as written text; its citation quotes the words as they were said.
   const sentences = chosen.map(({ utterance, chapterIndex }) => ({
-    text: utterance.text,
+    text: cleanSpoken(utterance.text),
     chapterIndex,
     citations: [citationOf(input.video, utterance.startSecond, utterance.endSecond, utterance.text)],
   }));
@@ -121,7 +122,7 @@ export function citationOf(video: Video, startSecond: number, endSecond: number,
 /** The sentences one a line, each with its citation as answers print them. */
 function summaryText(video: Video, sentences: readonly SummarySentence[]): string {
   return sentences
-    .map((sentence) => `${cleanSpoken(sentence.text)} ${sentence.citations.map((citation) => formatCitation(citation, video.timesEstimated)).join(" ")}`)
+    .map((sentence) => `${sentence.text} ${sentence.citations.map((citation) => formatCitation(citation, video.timesEstimated)).join(" ")}`)
     .join("\n");
 }
 
