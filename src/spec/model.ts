@@ -42,6 +42,11 @@ export interface Segment {
   source: SegmentSource;
   /** The clip whose extraction wrote it: re-running a stage on that clip replaces it. Absent for whole-video text. */
   clipIndex?: number;
+  /**
+   * Who speaks: a label stable within the video ("Speaker 1", "Speaker 2", … in order of first appearance, from the
+   * diarizer or a diarizing transcriber), or the name a subtitle file gives (a WebVTT voice, an SRT "DANA:" prefix).
+   */
+  speaker?: string;
 }
 
 /** A sampled frame, kept by time (pixels are not stored). */

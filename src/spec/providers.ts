@@ -30,6 +30,8 @@ export interface TranscriptSegment {
   endSecond: number;
   text: string;
   words?: { word: string; startSecond: number; endSecond: number }[];
+  /** Who speaks, when the transcriber tells (a diarizing server's label, e.g. "A" or "SPEAKER_00"). */
+  speaker?: string;
 }
 
 /** Turns 16 kHz mono audio into timed text. */
@@ -46,6 +48,35 @@ export interface Transcriber {
       scratchDir?: string;
     },
   ): Promise<{ segments: TranscriptSegment[]; warnings: Warning[] }>;
+}
+
+/** A stretch of audio where one voice speaks. */
+export interface SpeakerTurn {
+  startSecond: number;
+  endSecond: number;
+  /** The diarizer's label for the voice, stable within one call ("S1", "S2", … in order of first appearance). */
+  speaker: string;
+}
+
+/** Who speaks when: splits 16 kHz mono audio into speaker turns. */
+export interface Diarizer {
+  readonly id: string;
+  readonly capabilities: {
+    maxConcurrency: number;
+    /** True when it gives a voice vector per speaker, so the same voice can be matched across videos. */
+    embeddings: boolean;
+  };
+  /** `wavPath` is a 16 kHz mono 16-bit PCM WAV file. */
+  diarize(
+    wavPath: string,
+    options?: {
+      signal?: AbortSignal;
+      /** Where voice activity detection heard speech, in seconds; the whole file is searched when absent. */
+      speechRegions?: [startSecond: number, endSecond: number][];
+      /** The number of speakers, when the user knows it; estimated otherwise. */
+      speakers?: number;
+    },
+  ): Promise<{ turns: SpeakerTurn[]; embeddings?: Record<string, Float32Array>; warnings: Warning[] }>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
