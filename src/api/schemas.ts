@@ -50,6 +50,8 @@ export const citationSchema = z.object({
   quote: z.string(),
   score: z.number(),
   timesEstimated: z.boolean(),
+  /** Who says the quoted words, when known: a name, or a label such as "Speaker 2". */
+  speaker: z.string().optional(),
 });
 
 export const warningSchema = z.object({
@@ -273,8 +275,8 @@ export function hitJson(hit: Hit): HitJson {
 }
 
 function citationJson(citation: Citation): z.infer<typeof citationSchema> {
-  const { videoId, path, title, startSecond, endSecond, quote, score, timesEstimated } = citation;
-  return { videoId, path, title, startSecond, endSecond, quote, score, timesEstimated };
+  const { videoId, path, title, startSecond, endSecond, quote, score, timesEstimated, speaker } = citation;
+  return { videoId, path, title, startSecond, endSecond, quote, score, timesEstimated, ...(speaker ? { speaker } : {}) };
 }
 
 export function answerJson(question: string, answer: Answer): AnswerJson {

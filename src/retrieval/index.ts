@@ -15,3 +15,4 @@ export { kMeansPlusPlus, selectFramesForQuery, selectKeyFrames, uniformFrames, t
 export { isKindCue, questionKinds, type QuestionKind } from "./question-kind.js";
 export { asksAboutLibrary, namedVideos, questionIntent } from "./question-intent.js";
 export { searchChapters, type ChapterSearchOptions } from "./chapter-search.js";
+export { speakerNameForms, speakerReference, type SpeakerReference } from "./speaker-reference.js";

@@ -136,6 +136,8 @@ export interface Citation {
   score: number;
   /** True when the times were estimated (a transcript without timestamps). */
   timesEstimated: boolean;
+  /** Who says the quoted words: the speaker's name, or its label ("Speaker 2") while it has none. */
+  speaker?: string;
 }
 
 /** A warning the user sees: something was unsupported, fell back or was skipped. */

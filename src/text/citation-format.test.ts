@@ -17,3 +17,9 @@ test("a citation reads [file m:ss–m:ss], with ~ for estimated times", () => {
 test("stripCitations leaves the words only", () => {
   assert.equal(stripCitations("He is in a bad humor [friday.mp4 0:03–0:04]\nNext [a b.mp4 ~1:00–1:30]"), "He is in a bad humor\nNext");
 });
+
+test("a citation names its speaker when one is known, and stripping removes it with the rest", () => {
+  const cited = formatCitation({ title: "meeting.mp4", startSecond: 760, endSecond: 790, speaker: "Dana" });
+  assert.equal(cited, "[meeting.mp4 12:40–13:10 · Dana]");
+  assert.equal(stripCitations(`We keep the budget. ${cited}`), "We keep the budget.");
+});
