@@ -17,8 +17,8 @@ import { enqueueIngest, queueStatus, runWorker, type QueueStatus, type WorkerEve
 const scratch = mkdtempSync(join(tmpdir(), "videorag-queue-test-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** Polls the queue until `done` holds; fails after `seconds`, showing the last status. */
-async function waitForQueue(url: string, done: (status: QueueStatus) => boolean, seconds = 30): Promise<QueueStatus> {
+/** Polls the queue until `done` holds; fails after `seconds` (generous: a shared 2-core machine under load is slow), showing the last status. */
+async function waitForQueue(url: string, done: (status: QueueStatus) => boolean, seconds = 120): Promise<QueueStatus> {
   const deadline = Date.now() + seconds * 1000;
   for (;;) {
     const status = await queueStatus(url);
