@@ -28,6 +28,7 @@ const storeMethods: Record<keyof Store, true> = {
   staleEntities: true, setEntityDescriptions: true, graphStats: true, videoEntities: true, getFrames: true,
   clipSignals: true, markAsked: true, clipStages: true, writeBack: true, refreshStageKey: true, extractionStatus: true,
   getChapters: true, listChapters: true, searchChapters: true,
+  speakerNames: true, setSpeakerName: true, findSpeakers: true,
   close: true,
 };
 

@@ -148,7 +148,7 @@ describe("ingest jobs on a queue", { skip: needsRedis || needsShared }, () => {
         });
         workers.push(worker);
       }
-      const status = await waitForQueue(redis.url, (current) => current.done + current.failed === files.length && current.waiting + current.active === 0, 45);
+      const status = await waitForQueue(redis.url, (current) => current.done + current.failed === files.length && current.waiting + current.active === 0, 180);
       assert.deepEqual({ failed: status.failed, done: status.done, waiting: status.waiting }, { failed: 0, done: 4, waiting: 0 });
       assert.ok(killedJob && jobs.some((job) => job.id === killedJob), "a worker was killed in a job");
 

@@ -156,3 +156,35 @@ export interface ChapterStore {
    */
   searchChapters(query: { terms: { text: string; weight: number }[]; limit: number; videoIds?: string[] }): Promise<ChapterMatch[]>;
 }
+
+/** A speaker of a ready video, found by name (or by label, where it has no name). */
+export interface SpeakerMatch {
+  videoId: string;
+  /** The label its segments carry (`Segment.speaker`). */
+  label: string;
+  /** The name the user gave it; its label where it has none. */
+  name: string;
+}
+
+/**
+ * The names a user gives to a video's speaker labels ("Speaker 2" is Dana), kept apart from the segments so that naming
+ * re-indexes nothing. Removed with the video; kept when the video is committed again from the same source (the same
+ * fingerprint: its labels name the same voices), dropped when its source changed. Names and labels are compared
+ * case-insensitively (after NFC and trimming).
+ */
+export interface SpeakerNames {
+  /** Label → name for a ready video, by label; {} when it has none or is not ready. */
+  speakerNames(videoId: string): Promise<Record<string, string>>;
+  /**
+   * Names one of a ready video's speakers (`null` clears its name). VIDEO_NOT_FOUND for a video that is not ready.
+   * ARGUMENT_INVALID for an empty label or name, one over 100 characters or holding a control character, a label that
+   * no segment of the video carries (and that has no name to change), or a name that is another of its speakers'
+   * labels (which would make "Speaker 2" mean two voices). Two labels may share a name: a diarizer may split one voice.
+   */
+  setSpeakerName(videoId: string, label: string, name: string | null): Promise<void>;
+  /**
+   * The speakers of ready videos named `name`, or labelled `name` and not named, by video id then label; an empty list
+   * for a blank `name`.
+   */
+  findSpeakers(name: string): Promise<SpeakerMatch[]>;
+}

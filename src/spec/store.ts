@@ -181,12 +181,12 @@ export interface SegmentRange {
   endSecond: number;
 }
 
-import type { ChapterStore, ExtractionLedger, GraphStore, TextIndex, VectorIndex, VideoCatalog } from "./store-parts.js";
+import type { ChapterStore, ExtractionLedger, GraphStore, SpeakerNames, TextIndex, VectorIndex, VideoCatalog } from "./store-parts.js";
 
 /**
  * The whole store: every part over one database, so that a video's commit, a write-back and a removal change all of
  * them in one transaction. A new capability (chapters, speakers) arrives as a part of its own.
  */
-export interface Store extends VideoCatalog, TextIndex, VectorIndex, GraphStore, ExtractionLedger, ChapterStore {
+export interface Store extends VideoCatalog, TextIndex, VectorIndex, GraphStore, ExtractionLedger, ChapterStore, SpeakerNames {
   close(): Promise<void>;
 }

@@ -2,7 +2,7 @@
 // own file in each store); the Store is their methods, bound, plus `close`. The method lists below are checked against
 // the interfaces, so a method added to a part and not listed here is a type error, not a method that silently is not there.
 
-import type { ChapterStore, ExtractionLedger, GraphStore, Store, TextIndex, VectorIndex, VideoCatalog } from "../spec/index.js";
+import type { ChapterStore, ExtractionLedger, GraphStore, SpeakerNames, Store, TextIndex, VectorIndex, VideoCatalog } from "../spec/index.js";
 
 const catalogMethods = [
   "listVideos",
@@ -35,6 +35,7 @@ const graphMethods = [
 ] as const satisfies readonly (keyof GraphStore)[];
 const ledgerMethods = ["clipSignals", "markAsked", "clipStages", "writeBack", "refreshStageKey", "extractionStatus"] as const satisfies readonly (keyof ExtractionLedger)[];
 const chapterMethods = ["getChapters", "listChapters", "searchChapters"] as const satisfies readonly (keyof ChapterStore)[];
+const speakerMethods = ["speakerNames", "setSpeakerName", "findSpeakers"] as const satisfies readonly (keyof SpeakerNames)[];
 
 /** Never, when every method of `Part` is in `Listed`; otherwise the names left out, which fail the check below. */
 type Unlisted<Part, Listed extends readonly PropertyKey[]> = Exclude<keyof Part, Listed[number]>;
@@ -46,7 +47,8 @@ const everyMethodListed: [
   Complete<GraphStore, typeof graphMethods>,
   Complete<ExtractionLedger, typeof ledgerMethods>,
   Complete<ChapterStore, typeof chapterMethods>,
-] = [true, true, true, true, true, true];
+  Complete<SpeakerNames, typeof speakerMethods>,
+] = [true, true, true, true, true, true, true];
 void everyMethodListed;
 
 export interface StoreParts {
@@ -56,6 +58,7 @@ export interface StoreParts {
   graph: GraphStore;
   ledger: ExtractionLedger;
   chapters: ChapterStore;
+  speakers: SpeakerNames;
   close(): Promise<void>;
 }
 
@@ -75,5 +78,6 @@ export function composeStore(parts: StoreParts): Store {
   bind(parts.graph, graphMethods);
   bind(parts.ledger, ledgerMethods);
   bind(parts.chapters, chapterMethods);
+  bind(parts.speakers, speakerMethods);
   return store as unknown as Store;
 }

@@ -136,18 +136,25 @@ export interface SegmentBlock {
 const chainedStart = 1;
 const hasClipIndex = 2;
 
-/** The first byte of a block: how the rest is stored. */
-const enum BlockFormat {
-  Plain = 0,
-  Deflated = 1,
-}
+/**
+ * The first byte of a block: how the rest is stored, as bits. `deflatedBody`: the body is deflated (see
+ * `deflateSegmentBlocks`); else plain. `speakerColumns` (SQLite schema 11, Postgres schema 6): the body ends with the
+ * speakers' columns. A block whose segments have no speaker is written without them, byte for byte as before, so the
+ * blocks of a library from before read as they are and cost nothing more; an older reader refuses a block with them
+ * (an unknown format) instead of dropping who speaks, and an older videorag refuses the newer schema first anyway.
+ */
+const deflatedBody = 1;
+const speakerColumns = 2;
+const knownFormatBits = deflatedBody | speakerColumns;
 
 /**
  * A video's segments, in the order given, as blocks of `segmentsPerBlock`. A block holds its `region` first (the texts
  * joined by spaces, what chunks and excerpts are read from, decoded as one string), then its columns one after another:
- * sources, flags, times, clip indexes, and the texts' lengths in UTF-16 units to cut the region by. A start equal to the
+ * sources, flags, times, clip indexes, and the texts' lengths in UTF-16 units to cut the region by; then, only in a
+ * block where some segment has a speaker (see `speakerColumns`), the speakers as the sources are kept: the block's
+ * distinct labels, and a varint per segment, 0 for none, else the label's place plus one. A start equal to the
  * previous segment's end (plain-text transcripts are timed back to back) is not written again. `deflate` compresses
- * each block (see `BlockFormat`).
+ * each block.
  */
 export function encodeSegmentBlocks(segments: Segment[], deflate: boolean): SegmentBlock[] {
   const blocks: SegmentBlock[] = [];
@@ -184,14 +191,26 @@ export function encodeSegmentBlocks(segments: Segment[], deflate: boolean): Segm
       if (((flags[index] as number) & hasClipIndex) !== 0) writer.double(asReal(segment.clipIndex as number));
     });
     for (const text of texts) writer.varint(text.length);
+    const speakerOf = part.map((segment) => (segment.speaker === undefined || segment.speaker === null ? undefined : storedText(String(segment.speaker))));
+    const speakers = [...new Set(speakerOf.filter((speaker) => speaker !== undefined))];
+    if (speakers.length > 0) {
+      writer.varint(speakers.length);
+      for (const speaker of speakers) {
+        const bytes = Buffer.from(speaker, "utf8");
+        writer.varint(bytes.length);
+        writer.bytes(bytes);
+      }
+      for (const speaker of speakerOf) writer.varint(speaker === undefined ? 0 : speakers.indexOf(speaker) + 1);
+    }
     const body = writer.done();
+    const format = (deflate ? deflatedBody : 0) | (speakers.length > 0 ? speakerColumns : 0);
     const starts = part.map((segment) => asReal(segment.startSecond));
     blocks.push({
       blockIndex: first / segmentsPerBlock,
       minStartSecond: Math.min(...starts),
       maxStartSecond: Math.max(...starts),
       maxEndSecond: Math.max(...part.map((segment) => asReal(segment.endSecond))),
-      data: Buffer.concat([Buffer.of(deflate ? BlockFormat.Deflated : BlockFormat.Plain), deflate ? deflateRawSync(body) : body]),
+      data: Buffer.concat([Buffer.of(format), deflate ? deflateRawSync(body) : body]),
     });
   }
   return blocks;
@@ -215,12 +234,15 @@ export class SegmentBlockView {
   /** The block's texts joined by spaces (see `encodeSegmentBlocks`). */
   readonly region: string;
   private readonly body: Buffer;
+  private readonly format: number;
   private readonly columnsFrom: number;
   private columnsRead: BlockColumns | undefined;
 
   constructor(data: Buffer) {
-    if (data[0] !== BlockFormat.Deflated && data[0] !== BlockFormat.Plain) throw new Error(`a segment block in an unknown format (${data[0]})`);
-    this.body = data[0] === BlockFormat.Deflated ? inflateRawSync(data.subarray(1)) : data.subarray(1);
+    const format = data[0];
+    if (format === undefined || (format & ~knownFormatBits) !== 0) throw new Error(`a segment block in an unknown format (${format})`);
+    this.format = format;
+    this.body = format & deflatedBody ? inflateRawSync(data.subarray(1)) : data.subarray(1);
     const reader = new ByteReader(this.body);
     this.region = reader.text(reader.varint());
     this.columnsFrom = reader.offset;
@@ -263,6 +285,7 @@ export class SegmentBlockView {
       text: this.text(index),
       source: this.source(index),
       ...(columns.hasClip[index] === 1 ? { clipIndex: columns.clipIndexes[index] as number } : {}),
+      ...(columns.speakerOf[index] ? { speaker: columns.speakers[(columns.speakerOf[index] as number) - 1] as string } : {}),
     };
   }
 
@@ -306,7 +329,15 @@ export class SegmentBlockView {
       lengths[index] = length;
       offset += length + 1;
     }
-    return (this.columnsRead = { count, sources, sourceOf, starts, ends, clipIndexes, hasClip, offsets, lengths });
+    const speakers: string[] = [];
+    let speakerOf: Uint8Array | number[] = noSpeakers;
+    if (this.format & speakerColumns) {
+      const speakerCount = reader.varint();
+      for (let index = 0; index < speakerCount; index++) speakers.push(reader.text(reader.varint()));
+      speakerOf = speakerCount < 256 ? new Uint8Array(count) : new Array<number>(count);
+      for (let index = 0; index < count; index++) speakerOf[index] = reader.varint();
+    }
+    return (this.columnsRead = { count, sources, sourceOf, starts, ends, clipIndexes, hasClip, offsets, lengths, speakers, speakerOf });
   }
 }
 
@@ -321,7 +352,13 @@ interface BlockColumns {
   /** Where each text starts in the region, and its length, in UTF-16 units. */
   offsets: Uint32Array;
   lengths: Uint32Array;
+  /** The block's distinct speakers, and each segment's place among them plus one (0: none). */
+  speakers: string[];
+  speakerOf: Uint8Array | number[];
 }
+
+/** The speakers of a block written without them: every segment's entry is 0 (an empty array reads as undefined). */
+const noSpeakers: number[] = [];
 
 /**
  * The segments of a window [start, end) from the blocks that may hold them (each with its place among the video's

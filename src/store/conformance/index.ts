@@ -7,6 +7,7 @@ import { runChapterStoreConformance } from "./chapter-store.case.js";
 import { runExtractionLedgerConformance } from "./extraction-ledger.case.js";
 import type { OpenStore } from "./fixtures.js";
 import { runGraphStoreConformance } from "./graph-store.case.js";
+import { runSpeakerNamesConformance } from "./speaker-names.case.js";
 import { runTextIndexConformance } from "./text-index.case.js";
 import { runVectorIndexConformance } from "./vector-index.case.js";
 import { runVideoCatalogConformance } from "./video-catalog.case.js";
@@ -17,6 +18,7 @@ export {
   runChapterStoreConformance,
   runExtractionLedgerConformance,
   runGraphStoreConformance,
+  runSpeakerNamesConformance,
   runTextIndexConformance,
   runVectorIndexConformance,
   runVideoCatalogConformance,
@@ -31,5 +33,6 @@ export function runStoreConformance(name: string, open: OpenStore): void {
     runGraphStoreConformance(name, open);
     runExtractionLedgerConformance(name, open);
     runChapterStoreConformance(name, open);
+    runSpeakerNamesConformance(name, open);
   });
 }

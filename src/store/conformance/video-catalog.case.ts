@@ -1,8 +1,28 @@
-// The VideoCatalog part of every store: videos listed and read, staged ingest results, commit and re-commit, removal, clips, segments and frames.
+// The VideoCatalog part of every store: videos listed and read, staged ingest results, commit and re-commit, removal, clips,
+// segments (with who speaks) and frames.
 
 import assert from "node:assert/strict";
 import { describe } from "node:test";
-import { sampleVideo, query, storeCase, type OpenStore } from "./fixtures.js";
+import type { Segment, VideoContent } from "../../spec/index.js";
+import { sampleVideo, query, storeCase, withGraph, type OpenStore } from "./fixtures.js";
+
+/**
+ * A conversation of two clips: speech with speakers, a line of no one, screen text; each clip's transcript is its speech
+ * joined (a run of segments), and a chunk of both clips quotes them, so the text derived from segments is checked too.
+ */
+export function conversation(id: string): VideoContent {
+  const segments: Segment[] = [
+    { startSecond: 1, endSecond: 5, text: "welcome to the kitchen", source: "speech", speaker: "Speaker 1" },
+    { startSecond: 5, endSecond: 9, text: "thanks for having me", source: "speech", speaker: "Speaker 2" },
+    { startSecond: 10, endSecond: 20, text: "FLOUR 500 G", source: "screen", clipIndex: 0 },
+    { startSecond: 31, endSecond: 35, text: "first the flour", source: "speech", speaker: "Speaker 1", clipIndex: 1 },
+    { startSecond: 36, endSecond: 40, text: "and a voice from the back", source: "speech", clipIndex: 1 },
+  ];
+  const base = sampleVideo(id, ["welcome to the kitchen\nthanks for having me", "first the flour\nand a voice from the back"], {
+    screen: ["FLOUR 500 G", ""],
+  });
+  return withGraph({ ...base, segments }, [{ entities: [["Kitchen", "place", "welcome to the kitchen"]], clips: [0, 1] }]);
+}
 
 export function runVideoCatalogConformance(name: string, open: OpenStore): void {
   describe(`VideoCatalog: ${name}`, () => {
@@ -102,6 +122,47 @@ export function runVideoCatalogConformance(name: string, open: OpenStore): void 
       assert.equal(frequencies.get("flour"), 1);
       assert.equal(documentCount, 1);
       assert.deepEqual((await store.listVideos()).map((video) => video.id), ["kept"]);
+    });
+
+    withStore("segments keep who speaks through commit and write-back; a segment of no one has no speaker", async (store) => {
+      const content = conversation("talk");
+      await store.commitVideo(content);
+      assert.deepEqual(await store.getSegments("talk", 0, 60), content.segments, "every field, and no speaker key where none was given");
+      assert.ok((await store.getSegments("talk", 36, 40)).every((segment) => !("speaker" in segment)));
+      const chunk = (await store.getChunks([{ videoId: "talk", chunkIndex: 0 }]))[0];
+      assert.equal(chunk?.text, "welcome to the kitchen\nthanks for having me first the flour\nand a voice from the back");
+
+      // Clip 1's speech is read again by a diarizing transcriber: new speakers, one line still of no one.
+      const respoken: Segment[] = [
+        { startSecond: 31, endSecond: 34, text: "first the flour", source: "speech", speaker: "Speaker 2", clipIndex: 1 },
+        { startSecond: 34, endSecond: 38, text: "then a pinch of salt", source: "speech", speaker: "Speaker 3", clipIndex: 1 },
+        { startSecond: 38, endSecond: 40, text: "from the back", source: "speech", clipIndex: 1 },
+      ];
+      const clip1 = content.clips[1] as VideoContent["clips"][number];
+      const transcript = respoken.map((segment) => segment.text).join("\n");
+      await store.writeBack({
+        videoId: "talk",
+        documents: [{ ...clip1, transcript }],
+        replaces: [{ clipIndex: 1, sources: ["speech"] }],
+        segments: respoken,
+        vectors: [],
+        stages: [],
+      });
+      const kept = content.segments.slice(0, 3);
+      assert.deepEqual(await store.getSegments("talk", 0, 60), [...kept, ...respoken], "the kept segments keep their speakers");
+      assert.deepEqual(
+        await store.getSegmentRanges([
+          { videoId: "talk", startSecond: 30, endSecond: 36 },
+          { videoId: "talk", startSecond: 0, endSecond: 6 },
+        ]),
+        [respoken.slice(0, 2), kept.slice(0, 2)],
+      );
+      assert.deepEqual((await store.getClips([{ videoId: "talk", clipIndex: 1 }]))[0]?.transcript, transcript);
+      assert.equal((await store.getChunks([{ videoId: "talk", chunkIndex: 0 }]))[0]?.text, chunk?.text, "a chunk's text outlives the segments it was packed against");
+
+      // Committed again without speakers (a transcriber that does not tell), the speakers go.
+      await store.commitVideo(sampleVideo("talk", ["welcome"]));
+      assert.deepEqual(await store.getSegments("talk", 0, 60), [{ startSecond: 1, endSecond: 29, text: "welcome", source: "subtitle" }]);
     });
 
     withStore("clips and segments read back by key and by time", async (store) => {

@@ -14,6 +14,7 @@ import { deleteChapters, writeChapters } from "./postgres-chapters.js";
 import { writeSegments, type PostgresContext } from "./postgres-context.js";
 import { clearGraph, pruneGraph, writeGraph, type TouchedGraph } from "./postgres-graph-writes.js";
 import { upsertClipStages, writeSignals } from "./postgres-ledger.js";
+import { keepNamesOfSameSource } from "./postgres-speakers.js";
 import { clipDocuments, readClipTexts, wholeVideo, type ClipText, type ClipTextRow } from "./postgres-text-index.js";
 import { pruneSpaces, writeVectors } from "./postgres-vectors.js";
 
@@ -52,7 +53,7 @@ async function clearContent(lexical: LexicalIndex, client: PoolClient, videoKey:
   const clips = await readClipTexts(client, "video", [videoKey]);
   await lexical.remove(client, "clip", clipDocuments(clips));
   if (ready) await lexical.remove(client, "video", [wholeVideo(videoKey, clips)]);
-  for (const table of ["clips", "segment_blocks", "frame_lists", "clip_stages"]) {
+  for (const table of ["clips", "segment_blocks", "segment_speakers", "frame_lists", "clip_stages"]) {
     await client.query(`DELETE FROM ${table} WHERE video_key = $1`, [videoKey]);
   }
   await client.query(`DELETE FROM vectors WHERE video_key = $1`, [videoKey]);
@@ -167,11 +168,14 @@ export class PostgresCatalog implements VideoCatalog {
     await this.context.write(`cannot commit ${video.id}`, async (client) => {
       // The row is locked first, so two workers committing the same video take turns instead of interleaving.
       await client.query(`INSERT INTO videos (id, status) VALUES ($1, 'pending') ON CONFLICT (id) DO NOTHING`, [video.id]);
-      const existing = (await client.query<{ key: number; status: string }>(`SELECT key, status FROM videos WHERE id = $1 FOR UPDATE`, [video.id])).rows[0];
+      const existing = (
+        await client.query<{ key: number; status: string; fingerprint: string | null }>(`SELECT key, status, fingerprint FROM videos WHERE id = $1 FOR UPDATE`, [video.id])
+      ).rows[0];
       if (!existing) throw new VideoRagError("STORE_FAILED", `the row of ${video.id} vanished while committing`);
       const key = existing.key;
       const replaced = await clearContent(this.context.lexical, client, key, existing.status === "ready");
       await client.query(`DELETE FROM stages WHERE video_key = $1`, [key]);
+      await keepNamesOfSameSource(client, key, existing.fingerprint, content.fingerprint);
       await client.query(
         `UPDATE videos SET status = 'ready', path = $2, title = $3, kind = $4, duration_seconds = $5, size_bytes = $6, width = $7,
           height = $8, has_audio = $9, has_video = $10, times_estimated = $11, ingested_at = $12, clip_count = $13, fingerprint = $14

@@ -1,6 +1,7 @@
 // What every part of the Postgres store shares: the pool with its reads and retried transactions, the mapping of `pg`'s
 // errors to ours, the background vacuum of the posting lists, the lexical index and the cache of decoded segment blocks,
-// and a video's segments as stored (segment blocks), which the catalog and the extraction ledger both write.
+// and a video's segments as stored (segment blocks, and their speakers' labels), which the catalog and the extraction
+// ledger both write.
 
 import type pg from "pg";
 import type { PoolClient } from "pg";
@@ -8,6 +9,7 @@ import { VideoRagError } from "../../spec/index.js";
 import type { Segment } from "../../spec/index.js";
 import { BlockCache } from "../block-cache.js";
 import { deflateSegmentBlocks, encodeSegmentBlocks, SegmentBlockView } from "../packed-text.js";
+import { speakerLabels } from "../shared-speaker-rows.js";
 import { Fts5Tokens } from "./fts5-tokens.js";
 import { LexicalIndex } from "./lexical-index.js";
 
@@ -171,8 +173,16 @@ export async function readSegments(client: PoolClient, videoKey: number): Promis
   return rows.flatMap((row) => new SegmentBlockView(row.data).segments());
 }
 
-/** Replaces a video's segments with these, in this order. */
+/** Replaces a video's segments with these, in this order, and the list of their speakers' labels (schema 6). */
 export async function writeSegments(client: PoolClient, videoKey: number, segments: Segment[]): Promise<void> {
   await client.query(`DELETE FROM segment_blocks WHERE video_key = $1`, [videoKey]);
+  await client.query(`DELETE FROM segment_speakers WHERE video_key = $1`, [videoKey]);
   await insertSegmentBlocks(client, [{ videoKey, segments }]);
+  const labels = speakerLabels(segments);
+  if (labels.length === 0) return;
+  await client.query(`INSERT INTO segment_speakers (video_key, label, label_key) SELECT $1, * FROM unnest($2::text[], $3::text[])`, [
+    videoKey,
+    labels.map((entry) => entry.label),
+    labels.map((entry) => entry.key),
+  ]);
 }

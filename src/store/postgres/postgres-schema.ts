@@ -312,6 +312,30 @@ CREATE TABLE chapters (
 INSERT INTO lexical_totals (index, documents, tokens) VALUES (3, 0, 0) ON CONFLICT (index) DO NOTHING;
 `;
 
+/**
+ * Version 6: who speaks, as SQLite's schema 11 keeps it. Segment blocks may carry their segments' speakers (blocks
+ * without them are written as before); `segment_speakers` holds each video's distinct labels, written with its
+ * segments, and `speaker_names` the names a user gave them, both found by their text folded as `speakerKey` folds it
+ * (lower() folds by the database's locale). A library from before has no speakers: nothing to build.
+ */
+const schemaV6 = `
+CREATE TABLE segment_speakers (
+  video_key bigint NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  label text NOT NULL,
+  label_key text NOT NULL,
+  PRIMARY KEY (video_key, label)
+);
+CREATE INDEX segment_speakers_by_key ON segment_speakers (label_key);
+CREATE TABLE speaker_names (
+  video_key bigint NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  label text NOT NULL,
+  name text NOT NULL,
+  name_key text NOT NULL,
+  PRIMARY KEY (video_key, label)
+);
+CREATE INDEX speaker_names_by_key ON speaker_names (name_key);
+`;
+
 /** What a migration needs from the store's code. */
 export interface MigrationHooks {
   /** Fills schema 2's posting lists from the documents schema 1 kept. */
@@ -329,6 +353,7 @@ const migrations: (string | { sql: string; then: (client: PoolClient, hooks: Mig
   { sql: schemaV3, then: (client, hooks) => hooks.packSegmentsAndFrames(client) },
   { sql: schemaV4, then: (client, hooks) => hooks.packText(client) },
   schemaV5,
+  schemaV6,
 ];
 
 export const postgresSchemaVersion = migrations.length;

@@ -21,16 +21,20 @@ import { openPostgresStore } from "./postgres-store.js";
 if (needsPostgres) console.log(`# skipping the Postgres store tests: ${needsPostgres}`);
 
 /**
- * Turns a closed library into one of an older schema: without chapters (schema 4); its text plain again and each
- * document's term list back (schema 3); for schema 2 and before, its segment blocks back into a row of arrays per video
- * and its frame lists into a row per frame; then `sql` for what the schema before that lacked.
+ * Turns a closed library into one of an older schema: without speaker labels and names (schema 5; its blocks hold no
+ * speakers); without chapters (schema 4); its text plain again and each document's term list back (schema 3); for
+ * schema 2 and before, its segment blocks back into a row of arrays per video and its frame lists into a row per frame;
+ * then `sql` for what the schema before that lacked.
  */
 async function asOlderSchema(url: string, version: number, sql = ""): Promise<void> {
   const client = new pg.Client(url);
   await client.connect();
   try {
-    await client.query(`DROP TABLE chapters;
-      DELETE FROM lexical_postings WHERE index = 3; DELETE FROM lexical_terms WHERE index = 3; DELETE FROM lexical_totals WHERE index = 3`);
+    await client.query(`DROP TABLE segment_speakers; DROP TABLE speaker_names`);
+    if (version < 5) {
+      await client.query(`DROP TABLE chapters;
+        DELETE FROM lexical_postings WHERE index = 3; DELETE FROM lexical_terms WHERE index = 3; DELETE FROM lexical_totals WHERE index = 3`);
+    }
     if (version < 4) await asSchema3(client);
     if (version < 3) await asSchema2(client);
     await client.query(`${sql}; UPDATE videorag_schema SET version = ${version}`);
@@ -528,6 +532,33 @@ describe("Postgres store", { skip: needsPostgres }, () => {
       await migrated.commitVideo(bread);
       assert.deepEqual(await migrated.getChapters("bread"), bread.chapters);
       assert.equal((await migrated.searchChapters({ terms: [{ text: "baking", weight: 1 }], limit: 5 }))[0]?.chapterIndex, 1);
+    } finally {
+      await migrated.close();
+    }
+  });
+
+  test("a schema 5 library is migrated: its blocks read as written, and new segments carry speakers that can be named", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore(url);
+    const old = sampleVideo("old", ["kneading the dough", "baking the loaf"]);
+    await store.commitVideo(old);
+    await store.close();
+    await asOlderSchema(url, 5);
+    const migrated = await openPostgresStore(url);
+    try {
+      assert.deepEqual(await migrated.getSegments("old", 0, 60), old.segments);
+      assert.deepEqual(await migrated.speakerNames("old"), {});
+      await migrated.writeBack({
+        videoId: "old",
+        documents: [],
+        replaces: [],
+        segments: [{ startSecond: 40, endSecond: 44, text: "golden crust", source: "speech", speaker: "Speaker 1", clipIndex: 1 }],
+        vectors: [],
+        stages: [],
+      });
+      await migrated.setSpeakerName("old", "Speaker 1", "Dana");
+      assert.deepEqual(await migrated.findSpeakers("dana"), [{ videoId: "old", label: "Speaker 1", name: "Dana" }]);
+      assert.deepEqual((await migrated.getSegments("old", 30, 60)).map((segment) => segment.speaker), [undefined, "Speaker 1"]);
     } finally {
       await migrated.close();
     }

@@ -3,8 +3,8 @@
 // READ COMMITTED retried on deadlock, identity keys and a sequence for change numbers, pgvector with an HNSW index per
 // vector space, and BM25 computed in SQL from term statistics (lexical-index.ts) so ranking matches SQLite's.
 // This file opens a library and composes the store from its parts, one file each: postgres-catalog.ts,
-// postgres-text-index.ts, postgres-vectors.ts, postgres-graph.ts (with postgres-graph-writes.ts), postgres-ledger.ts and
-// postgres-chapters.ts, over the state they share (postgres-context.ts).
+// postgres-text-index.ts, postgres-vectors.ts, postgres-graph.ts (with postgres-graph-writes.ts), postgres-ledger.ts,
+// postgres-chapters.ts and postgres-speakers.ts, over the state they share (postgres-context.ts).
 
 import pg from "pg";
 import { VideoRagError } from "../../spec/index.js";
@@ -19,6 +19,7 @@ import { PostgresGraph } from "./postgres-graph.js";
 import { PostgresLedger } from "./postgres-ledger.js";
 import { migrationHooks } from "./postgres-migrations.js";
 import { migratePostgres } from "./postgres-schema.js";
+import { PostgresSpeakers } from "./postgres-speakers.js";
 import { PostgresTextIndex } from "./postgres-text-index.js";
 import { PostgresVectorIndex } from "./postgres-vectors.js";
 
@@ -77,6 +78,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     graph: new PostgresGraph(context),
     ledger: new PostgresLedger(context),
     chapters: new PostgresChapters(context),
+    speakers: new PostgresSpeakers(context),
     close: () => context.close(),
   });
 }

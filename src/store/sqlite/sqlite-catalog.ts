@@ -19,6 +19,7 @@ import type { SqliteChapters } from "./sqlite-chapters.js";
 import { videoColumns, type SqliteContext } from "./sqlite-context.js";
 import type { SqliteGraphWrites, TouchedGraph } from "./sqlite-graph-writes.js";
 import type { SqliteLedger } from "./sqlite-ledger.js";
+import type { SqliteSpeakers } from "./sqlite-speakers.js";
 import type { ClipTextRow } from "./sqlite-packed-reader.js";
 import type { SqliteVectorIndex } from "./sqlite-vectors.js";
 
@@ -76,6 +77,7 @@ export interface CatalogWriters {
   vectors: SqliteVectorIndex;
   graphWrites: SqliteGraphWrites;
   chapters: SqliteChapters;
+  speakers: SqliteSpeakers;
 }
 
 /** Videos, their clips, segments and frames, and ingests' staged results (VideoCatalog). */
@@ -181,6 +183,7 @@ export class SqliteCatalog implements VideoCatalog {
         if (existing) {
           replaced = this.clearContent(existing.key);
           this.statements.deleteStages.run(existing.key);
+          this.writers.speakers.keepNamesOfSameSource(existing.key, existing.fingerprint, content.fingerprint);
         }
         const { key } = this.statements.insertVideo.get({
           id: video.id,

@@ -6,6 +6,7 @@ import { VideoRagError, type Segment } from "../../spec/index.js";
 import { BlockCache } from "../block-cache.js";
 import { deflateSegmentBlocks, encodeSegmentBlocks } from "../packed-text.js";
 import type { VideoRow } from "../shared-catalog-rows.js";
+import { speakerLabels } from "../shared-speaker-rows.js";
 import { PackedReader, preparePackedStatements, type PackedStatements } from "./sqlite-packed-reader.js";
 import { LexicalIndexes } from "./sqlite-text-index.js";
 
@@ -37,6 +38,8 @@ function prepareSharedStatements(db: Database.Database) {
     deleteSegmentBlocks: db.prepare(`DELETE FROM segment_blocks WHERE video_key = ?`),
     insertSegmentBlock: db.prepare(`INSERT INTO segment_blocks (video_key, block_index, min_start_second,
         max_start_second, max_end_second, segments) VALUES (?, ?, ?, ?, ?, ?)`),
+    deleteSpeakerLabels: db.prepare(`DELETE FROM segment_speakers WHERE video_key = ?`),
+    insertSpeakerLabel: db.prepare(`INSERT INTO segment_speakers (video_key, label, label_key) VALUES (?, ?, ?)`),
   };
 }
 
@@ -111,7 +114,10 @@ export class SqliteContext {
     return this.statements.videoKeysByIds.all(JSON.stringify(ids)) as number[];
   }
 
-  /** Replaces a video's segments with these, in this order, as blocks (see schema version 7). */
+  /**
+   * Replaces a video's segments with these, in this order, as blocks (see schema version 7), and the list of their
+   * speakers' labels (schema version 11).
+   */
   writeSegments(videoKey: number, segments: Segment[]): void {
     this.deleteSegments(videoKey);
     for (const block of encodeSegmentBlocks(segments, deflateSegmentBlocks)) {
@@ -119,10 +125,12 @@ export class SqliteContext {
         videoKey, block.blockIndex, block.minStartSecond, block.maxStartSecond, block.maxEndSecond, block.data,
       );
     }
+    for (const { label, key } of speakerLabels(segments)) this.statements.insertSpeakerLabel.run(videoKey, label, key);
   }
 
-  /** Deletes a video's segments. */
+  /** Deletes a video's segments and their speakers' labels (not the names given to them: see SqliteSpeakers). */
   deleteSegments(videoKey: number): void {
     this.statements.deleteSegmentBlocks.run(videoKey);
+    this.statements.deleteSpeakerLabels.run(videoKey);
   }
 }

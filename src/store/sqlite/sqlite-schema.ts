@@ -532,6 +532,34 @@ CREATE VIRTUAL TABLE chapter_fts USING fts5 (
 );
 `;
 
+/**
+ * Version 11: who speaks. A segment block may carry its segments' speakers (see `speakerColumns` in ../packed-text.ts);
+ * blocks without them are written as before, so a library from before reads as it is. Beside the blocks:
+ * - `segment_speakers`, the distinct speaker labels of each video's segments, written whenever its segments are, so a
+ *   search by label (`findSpeakers`) reads an index instead of decoding every block of the library;
+ * - `speaker_names`, the names a user gave to a video's labels: kept apart from the segments so that naming re-indexes
+ *   nothing, and kept when the video is committed again from the same source.
+ * Both are found by `*_key`, the text folded as `speakerKey` folds it (SQLite's lower() folds ASCII only). A library from
+ * before has no speakers: nothing to build.
+ */
+const schemaV11 = `
+CREATE TABLE segment_speakers (
+  video_key INTEGER NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  label TEXT NOT NULL,
+  label_key TEXT NOT NULL,
+  PRIMARY KEY (video_key, label)
+) WITHOUT ROWID;
+CREATE INDEX segment_speakers_by_key ON segment_speakers (label_key);
+CREATE TABLE speaker_names (
+  video_key INTEGER NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  label TEXT NOT NULL,
+  name TEXT NOT NULL,
+  name_key TEXT NOT NULL,
+  PRIMARY KEY (video_key, label)
+) WITHOUT ROWID;
+CREATE INDEX speaker_names_by_key ON speaker_names (name_key);
+`;
+
 /** What a migration needs from the store: rebuilding the lexical indexes reads packed text, which the store decodes. */
 export interface MigrationHooks {
   rebuildLexicalIndexes(db: Database.Database): void;
@@ -539,7 +567,7 @@ export interface MigrationHooks {
 
 /** Migrations by the version they lead to; index 0 creates version 1. */
 const migrations: (string | ((db: Database.Database, hooks: MigrationHooks) => void))[] = [
-  schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8, schemaV9, schemaV10,
+  schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8, schemaV9, schemaV10, schemaV11,
 ];
 
 export const schemaVersion = migrations.length;

@@ -671,7 +671,7 @@ test("a library written with schema 9 opens with chapters: its videos stay, and 
   await store.commitVideo(sampleVideo("old", ["kneading the dough", "baking the loaf"]));
   await store.close();
   const raw = new Database(path);
-  raw.exec(`DROP TABLE chapters; DROP TABLE chapter_fts; PRAGMA user_version = 9`);
+  raw.exec(`DROP TABLE chapters; DROP TABLE chapter_fts; DROP TABLE segment_speakers; DROP TABLE speaker_names; PRAGMA user_version = 9`);
   raw.close();
   const migrated = openSqliteStore(path);
   try {
@@ -682,6 +682,41 @@ test("a library written with schema 9 opens with chapters: its videos stay, and 
     await migrated.commitVideo(bread);
     assert.deepEqual(await migrated.getChapters("bread"), bread.chapters);
     assert.equal((await migrated.searchChapters({ terms: [{ text: "baking", weight: 1 }], limit: 5 }))[0]?.chapterIndex, 1);
+  } finally {
+    await migrated.close();
+  }
+  const reopened = new Database(path);
+  assert.equal(reopened.pragma("user_version", { simple: true }), schemaVersion);
+  reopened.close();
+});
+
+test("a library written with schema 10 opens with speakers: its blocks read as written, and new segments carry who speaks", async () => {
+  const path = freshPath();
+  const store = openSqliteStore(path);
+  const old = sampleVideo("old", ["kneading the dough", "baking the loaf"]);
+  await store.commitVideo(old);
+  await store.close();
+  const raw = new Database(path);
+  raw.exec(`DROP TABLE segment_speakers; DROP TABLE speaker_names; PRAGMA user_version = 10`);
+  const blocks = raw.prepare(`SELECT segments FROM segment_blocks`).pluck().all() as Buffer[];
+  raw.close();
+  assert.deepEqual(blocks.map((block) => block[0]), [1], "a deflated block in the format of before");
+  const migrated = openSqliteStore(path);
+  try {
+    assert.deepEqual(await migrated.getSegments("old", 0, 60), old.segments);
+    assert.deepEqual(await migrated.speakerNames("old"), {});
+    assert.deepEqual(await migrated.findSpeakers("Speaker 1"), []);
+    await migrated.writeBack({
+      videoId: "old",
+      documents: [],
+      replaces: [],
+      segments: [{ startSecond: 40, endSecond: 44, text: "golden crust", source: "speech", speaker: "Speaker 1", clipIndex: 1 }],
+      vectors: [],
+      stages: [],
+    });
+    await migrated.setSpeakerName("old", "Speaker 1", "Dana");
+    assert.deepEqual(await migrated.findSpeakers("dana"), [{ videoId: "old", label: "Speaker 1", name: "Dana" }]);
+    assert.deepEqual((await migrated.getSegments("old", 30, 60)).map((segment) => segment.speaker), [undefined, "Speaker 1"]);
   } finally {
     await migrated.close();
   }

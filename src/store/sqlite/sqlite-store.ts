@@ -2,7 +2,7 @@
 // documents, whole videos and chapters), a table of embedding vectors searched with sqlite-vec, and the knowledge graph
 // (chunks, entities, relations and the chunks that stated each), merged across videos as they commit. Each part of the
 // Store is a file of its own (sqlite-catalog.ts, sqlite-text-index.ts, sqlite-vectors.ts, sqlite-graph.ts,
-// sqlite-ledger.ts, sqlite-chapters.ts) over the state they share (sqlite-context.ts); this file opens the library and
+// sqlite-ledger.ts, sqlite-chapters.ts, sqlite-speakers.ts) over the state they share (sqlite-context.ts); this file opens the library and
 // composes them.
 
 import { createRequire } from "node:module";
@@ -17,6 +17,7 @@ import { SqliteGraph } from "./sqlite-graph.js";
 import { SqliteGraphWrites } from "./sqlite-graph-writes.js";
 import { SqliteLedger } from "./sqlite-ledger.js";
 import { migrate } from "./sqlite-schema.js";
+import { SqliteSpeakers } from "./sqlite-speakers.js";
 import { rebuildLexicalIndexes, SqliteTextIndex } from "./sqlite-text-index.js";
 import { SqliteVectorIndex } from "./sqlite-vectors.js";
 
@@ -76,13 +77,15 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const graphWrites = new SqliteGraphWrites(context, vectorSearchUnavailable, options.exactMergeScanLimit ?? defaultExactMergeScanLimit);
   const chapters = new SqliteChapters(context);
   const ledger = new SqliteLedger(context, vectorIndex, graphWrites, chapters);
+  const speakers = new SqliteSpeakers(context);
   return composeStore({
-    catalog: new SqliteCatalog(context, { ledger, vectors: vectorIndex, graphWrites, chapters }),
+    catalog: new SqliteCatalog(context, { ledger, vectors: vectorIndex, graphWrites, chapters, speakers }),
     textIndex: new SqliteTextIndex(context),
     vectorIndex,
     graph: new SqliteGraph(context, graphWrites),
     ledger,
     chapters,
+    speakers,
     close: async () => {
       if (db.open) db.close();
     },
