@@ -18,6 +18,16 @@ const openAi = z
 
 const chatModel = openAi.extend({ acceptsImages: z.boolean().default(false), maxImages: z.number().int().min(0).max(64).optional() }).strict();
 const embeddingModel = openAi.extend({ dimensions: z.number().int().positive() }).strict();
+const transcriptionModel = openAi
+  .extend({
+    /**
+     * The reply asked of `/audio/transcriptions`: "verbose_json" (default; Whisper's segment and word times) or
+     * "diarized_json" (segments labelled by speaker, for diarizing models such as gpt-4o-transcribe-diarize). A
+     * `speaker` on the segments is kept with either, so whisperX-style servers need no change here.
+     */
+    responseFormat: z.enum(["verbose_json", "diarized_json"]).optional(),
+  })
+  .strict();
 const transformers = z.object({ provider: z.literal("transformers"), model: z.string().min(1) }).strict();
 const onnx = z
   .object({ provider: z.literal("onnx"), model: z.string().min(1), minScore: z.number().min(0).max(1).optional() })
@@ -47,7 +57,7 @@ export const configSchema = z
         vision: z.union([chatModel, off]).optional(),
         textEmbedder: z.union([embeddingModel, transformers, off]).optional(),
         imageText: z.union([transformers, off]).optional(),
-        transcriber: z.union([lite("pocketsphinx"), openAi, transformers, off]).optional(),
+        transcriber: z.union([lite("pocketsphinx"), transcriptionModel, transformers, off]).optional(),
         ocr: z.union([lite("tesseract"), off]).optional(),
         detector: z.union([onnx, off]).optional(),
         tagger: z.union([onnx, off]).optional(),

@@ -130,6 +130,8 @@ function speechStage(settings: ExtractionSettings): ClipStage {
             text: segment.text,
             source: "speech" as const,
             clipIndex: clip.index,
+            // The transcriber's raw label ("A", "SPEAKER_00"); naming speakers per video is the ingest stage's work.
+            ...(segment.speaker === undefined ? {} : { speaker: segment.speaker }),
           })),
           vectors: [],
           warnings: transcript.warnings,

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { VideoRagError } from "../spec/index.js";
-import type { Store } from "../spec/index.js";
+import type { Segment, Store } from "../spec/index.js";
 import { openSqliteStore } from "../store/index.js";
 import { estimatedWordsPerSecond, ingestTranscripts, segmentsFromPlainText } from "./transcripts.js";
 
@@ -106,6 +106,28 @@ test("two transcripts of one video: the timed one is used, the other reported", 
   const skipped = results.find((result) => result.status === "skipped");
   assert.equal(skipped?.path, join(dir, "same.txt"));
   assert.equal((await store.getVideo("same"))?.timesEstimated, false);
+  await store.close();
+});
+
+test("timed transcripts carry the speakers their files name into the segments committed", async () => {
+  const { dir, store } = setup({
+    "interview.vtt": "WEBVTT\n\n00:00.000 --> 00:02.000\n<v Dana>Welcome back.</v>\n\n00:02.000 --> 00:04.000\n<v.loud Sam>Thanks, Dana.\n",
+    "panel.srt": "1\n00:00:01,000 --> 00:00:03,000\n- DANA: Ready?\n- SAM: Yes.\n\n2\n00:00:03,000 --> 00:00:05,000\nAt 10:30: the break.\n",
+  });
+  // Segments are checked as handed to the store, not read back: what a store keeps of them is the store's own test.
+  const committed = new Map<string, Segment[]>();
+  const spy: Store = {
+    ...store,
+    commitVideo: async (content) => {
+      committed.set(content.video.id, content.segments);
+      await store.commitVideo(content);
+    },
+  };
+  await ingestTranscripts(spy, dir);
+  const said = (id: string) => committed.get(id)?.map((segment) => [segment.speaker, segment.text]);
+  assert.deepEqual(said("interview"), [["Dana", "Welcome back."], ["Sam", "Thanks, Dana."]]);
+  assert.deepEqual(said("panel"), [["DANA", "Ready?"], ["SAM", "Yes."], [undefined, "At 10:30: the break."]]);
+  assert.equal(committed.get("panel")?.every((segment) => segment.source === "transcript"), true);
   await store.close();
 });
 

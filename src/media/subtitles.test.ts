@@ -75,7 +75,9 @@ test("readSubtitles takes the sidecar beside the video first", { skip: needsShar
 test("embedded text streams (mov_text, SubRip, ASS) come back as the same cues", { skip: needsShared }, async () => {
   const expected = parseSubtitleText(readFileSync(subtitled("friday.vtt"), "utf8"));
   for (const name of ["friday-mov_text.mp4", "friday-subrip.mkv", "friday-ass.mkv"]) {
-    const cues = await extractTextSubtitles(file(name), 0);
+    // With the codec, as readSubtitles passes it: ASS streams are then read as ASS, not converted to SRT.
+    const codec = (await probeMedia(file(name))).subtitleStreams[0]?.codec;
+    const cues = await extractTextSubtitles(file(name), 0, { codec });
     assert.deepEqual(cues.map((cue) => cue.text), expected.map((cue) => cue.text), name);
     cues.forEach((cue, index) => assert.ok(Math.abs(cue.startSecond - (expected[index]?.startSecond ?? -1)) < 0.02, `${name} cue ${index}`));
   }
@@ -139,4 +141,157 @@ test("the VobSub buzzard line is read at 57 s and ends when the next line starts
 
 test("asking for a subtitle stream the file lacks is ARGUMENT_INVALID", { skip: needsShared }, async () => {
   await assert.rejects(renderBitmapSubtitles(subtitled("popeye_pgs.mkv"), 3), (error: unknown) => VideoRagError.isInstance(error) && error.code === "ARGUMENT_INVALID");
+});
+
+// --- speakers -----------------------------------------------------------------------------------------------------------
+
+const voicedVtt = `WEBVTT
+
+00:00:01.000 --> 00:00:02.000
+<v Dana>Welcome to the kitchen.</v>
+
+00:00:02.000 --> 00:00:03.500 line:80%
+<v.loud.angry Sam Lee>Where is the <i>flour</i>?
+
+00:00:03.500 --> 00:00:05.000
+<v Dana>In the cupboard.</v>
+<v Sam Lee>Which one?</v>
+
+00:00:05.000 --> 00:00:06.000
+<v Tom &amp; Jerry>Both of us.</v> Applause.
+
+00:00:06.000 --> 00:00:07.000
+No voice here: just text.
+`;
+
+test("WebVTT voice spans name the speaker and leave the text; a cue with two voices becomes two cues", () => {
+  assert.deepEqual(parseSubtitleText(voicedVtt), [
+    { startSecond: 1, endSecond: 2, text: "Welcome to the kitchen.", speaker: "Dana" },
+    { startSecond: 2, endSecond: 3.5, text: "Where is the flour?", speaker: "Sam Lee" },
+    { startSecond: 3.5, endSecond: 5, text: "In the cupboard.", speaker: "Dana" },
+    { startSecond: 3.5, endSecond: 5, text: "Which one?", speaker: "Sam Lee" },
+    { startSecond: 5, endSecond: 6, text: "Both of us.", speaker: "Tom & Jerry" },
+    { startSecond: 5, endSecond: 6, text: "Applause." },
+    { startSecond: 6, endSecond: 7, text: "No voice here: just text." },
+  ]);
+});
+
+test("SRT speaker prefixes in capitals are taken off the text; '- ' lines naming two people split the cue", () => {
+  const srt = [
+    "1\n00:00:01,000 --> 00:00:02,000\nDANA: Preheat the oven.",
+    "2\n00:00:02,000 --> 00:00:04,000\n- DANA: Ready?\n- SAM LEE: Almost.",
+    "3\n00:00:04,000 --> 00:00:05,000\n<i>DR. O'BRIEN:</i> It needs\nanother ten minutes.",
+    "4\n00:00:05,000 --> 00:00:06,000\n- Yes.\n- No.",
+    "5\n00:00:06,000 --> 00:00:07,000\nDANA: Fine.\n- Thanks.",
+  ].join("\n\n");
+  assert.deepEqual(parseSubtitleText(srt), [
+    { startSecond: 1, endSecond: 2, text: "Preheat the oven.", speaker: "DANA" },
+    { startSecond: 2, endSecond: 4, text: "Ready?", speaker: "DANA" },
+    { startSecond: 2, endSecond: 4, text: "Almost.", speaker: "SAM LEE" },
+    { startSecond: 4, endSecond: 5, text: "It needs another ten minutes.", speaker: "DR. O'BRIEN" },
+    { startSecond: 5, endSecond: 6, text: "- Yes. - No." },
+    { startSecond: 6, endSecond: 7, text: "Fine.", speaker: "DANA" },
+    { startSecond: 6, endSecond: 7, text: "Thanks." },
+  ]);
+});
+
+test("a Capitalised prefix names a speaker only when the name recurs in the file", () => {
+  const cue = (second: number, text: string) => `${second}\n00:00:0${second},000 --> 00:00:0${second},900\n${text}`;
+  const dialogue = parseSubtitleText([cue(1, "Dana: Hello."), cue(2, "Sam: Hi."), cue(3, "Dana: How are you?")].join("\n\n"));
+  assert.deepEqual(
+    dialogue.map((found) => [found.speaker, found.text]),
+    [["Dana", "Hello."], [undefined, "Sam: Hi."], ["Dana", "How are you?"]],
+  );
+  const recipe = parseSubtitleText(cue(1, "Tomatoes: two cans."));
+  assert.deepEqual(recipe, [{ startSecond: 1, endSecond: 1.9, text: "Tomatoes: two cans." }]);
+});
+
+test("colons that are not speaker prefixes keep their text and give no speaker", () => {
+  const lines = [
+    "At 10:30: the meeting starts.",
+    "Go to http://x for the recipe.",
+    "http://x",
+    "The plan is simple: we wait.",
+    "Note: the oven is hot.",
+    "NOTE: the oven is hot.",
+    "SO HE SAID: GO HOME.",
+    "Step 3: fold the dough.",
+    "10:30: coffee.",
+    "Q: why?",
+    "Time: 10:30.",
+    "Ratio 2:1 works.",
+  ];
+  for (const text of lines) {
+    const srt = `1\n00:00:01,000 --> 00:00:02,000\n${text}\n\n2\n00:00:03,000 --> 00:00:04,000\n${text}\n`;
+    for (const cue of parseSubtitleText(srt)) assert.deepEqual(cue, { startSecond: cue.startSecond, endSecond: cue.endSecond, text }, text);
+  }
+});
+
+test("ASS and SSA Dialogue lines: the Name field is the speaker; styling, layers and drawings are left out", () => {
+  const ass = `[Script Info]
+ScriptType: v4.00+
+
+[V4+ Styles]
+Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
+Style: Default,Arial,16,&Hffffff,&Hffffff,&H0,&H0,0,0,0,0,100,100,0,0,1,1,0,2,10,10,10,0
+
+[Events]
+Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+Dialogue: 0,0:00:03.50,0:00:05.00,Default,Sam,0,0,0,,{\\i1}Well,{\\i0} yes,\\Nof course.
+Dialogue: 0,0:00:01.00,0:00:02.25,Default,Dana,0,0,0,,Hello, everyone.
+Dialogue: 1,0:00:01.00,0:00:02.25,Default,Dana,0,0,0,,Hello, everyone.
+Comment: 0,0:00:02.00,0:00:03.00,Default,Dana,0,0,0,,not shown
+Dialogue: 0,0:00:02.50,0:00:03.00,Default,,0,0,0,,SAM: Thanks.
+Dialogue: 0,0:00:05.00,0:00:06.00,Default,,0,0,0,,{\\p1}m 0 0 l 100 0 100 100 0 100{\\p0}
+Dialogue: 0,0:00:06.00,0:00:07.00,Default,,0,0,0,,No name,\\hjust text.
+`;
+  assert.deepEqual(parseSubtitleText(ass), [
+    { startSecond: 1, endSecond: 2.25, text: "Hello, everyone.", speaker: "Dana" },
+    { startSecond: 2.5, endSecond: 3, text: "Thanks.", speaker: "SAM" },
+    { startSecond: 3.5, endSecond: 5, text: "Well, yes, of course.", speaker: "Sam" },
+    { startSecond: 6, endSecond: 7, text: "No name, just text." },
+  ]);
+  const ssa = `[Events]
+Format: Marked, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+Dialogue: Marked=0,0:00:01.00,0:00:02.00,Default,Dana,0000,0000,0000,,Old format, same fields.
+`;
+  assert.deepEqual(parseSubtitleText(ssa), [{ startSecond: 1, endSecond: 2, text: "Old format, same fields.", speaker: "Dana" }]);
+});
+
+test("sidecar files keep their speakers; an .ass sidecar is found, after an .srt of the same rank", async () => {
+  writeFileSync(file("kitchen.vtt"), voicedVtt);
+  assert.deepEqual((await readSubtitleFile(file("kitchen.vtt")))[0], { startSecond: 1, endSecond: 2, text: "Welcome to the kitchen.", speaker: "Dana" });
+  const video = file("anime.mkv");
+  writeFileSync(video, "");
+  writeFileSync(file("anime.ass"), "");
+  assert.equal(await findSidecarSubtitles(video), file("anime.ass"));
+  writeFileSync(file("anime.srt"), "");
+  assert.equal(await findSidecarSubtitles(video), file("anime.srt"));
+  writeFileSync(file("anime.en.ssa"), "");
+  assert.equal(await findSidecarSubtitles(video), file("anime.srt"), "the exact stem still comes first");
+});
+
+test("embedded WebVTT and ASS streams keep their speakers, which ffmpeg's SRT conversion drops", async () => {
+  const ass = `[Events]
+Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+Dialogue: 0,0:00:01.00,0:00:02.00,Default,Dana,0,0,0,,Hello, there.
+Dialogue: 0,0:00:02.00,0:00:03.00,Default,Sam,0,0,0,,Hi.
+`;
+  writeFileSync(file("voices.vtt"), voicedVtt);
+  writeFileSync(file("names.ass"), `[Script Info]\nScriptType: v4.00+\n\n${ass}`);
+  for (const [source, muxed, codec] of [
+    ["voices.vtt", "embedded-voices.mkv", "webvtt"],
+    ["names.ass", "embedded-names.mkv", "ass"],
+  ] as const) {
+    // Stream copy, so the file's own markup is what is muxed; a silent audio track makes it a media file to probe.
+    await ffmpeg("-f", "lavfi", "-t", "8", "-i", "anullsrc=r=16000:cl=mono", "-i", file(source), "-map", "0:a", "-map", "1", "-c:a", "aac", "-c:s", "copy", file(muxed));
+    const found = await readSubtitles(file(muxed), await probeMedia(file(muxed)));
+    assert.equal(found.source, "embedded-text");
+    assert.match(found.detail, new RegExp(codec));
+    const expected = parseSubtitleText(readFileSync(file(source), "utf8"));
+    assert.deepEqual(found.cues.map((cue) => [cue.speaker, cue.text]), expected.map((cue) => [cue.speaker, cue.text]), muxed);
+    assert.ok(found.cues.some((cue) => cue.speaker !== undefined));
+    const converted = await extractTextSubtitles(file(muxed), 0);
+    assert.ok(converted.every((cue) => cue.speaker === undefined), `${muxed}: SRT has no speakers (else the native path is not needed)`);
+  }
 });

@@ -1,4 +1,4 @@
-// Subtitles of a video, from wherever they are: a sidecar .srt/.vtt file, an embedded text stream, or an embedded
+// Subtitles of a video, from wherever they are: a sidecar .srt/.vtt/.ass file, an embedded text stream, or an embedded
 // bitmap stream (DVD VobSub, Blu-ray PGS) rendered to images for an OCR function the caller injects.
 
 import { readdir, readFile } from "node:fs/promises";
@@ -37,12 +37,14 @@ export interface ReadSubtitlesOptions {
   confineTo?: string[];
 }
 
-const sidecarExtensions = new Set([".srt", ".vtt"]);
+// SRT and WebVTT first: where a video has both, the ASS file is usually the styled copy of the same lines.
+const sidecarExtensions = [".srt", ".vtt", ".ass", ".ssa"];
 const englishTag = /^(en|eng|english)([-_][a-z]{2,4})?$/i;
 
 /**
  * A subtitle file beside the video with the same stem: `talk.srt` or `talk.vtt` first, then `talk.en.srt` (any
- * English tag), then any other `talk.<tag>.srt`; undefined when there is none.
+ * English tag), then any other `talk.<tag>.srt`; `.ass`/`.ssa` files count too, after SRT and WebVTT at the same
+ * rank. Undefined when there is none.
  */
 export async function findSidecarSubtitles(videoPath: string): Promise<string | undefined> {
   const directory = dirname(videoPath);
@@ -53,15 +55,16 @@ export async function findSidecarSubtitles(videoPath: string): Promise<string | 
   } catch {
     return undefined;
   }
-  const ranked: { name: string; rank: number }[] = [];
+  const ranked: { name: string; rank: number; format: number }[] = [];
   for (const name of names) {
     const extension = extname(name).toLowerCase();
-    if (!sidecarExtensions.has(extension) || !name.startsWith(stem)) continue;
+    if (!sidecarExtensions.includes(extension) || !name.startsWith(stem)) continue;
+    const format = extension === ".ass" || extension === ".ssa" ? 1 : 0;
     const middle = name.slice(stem.length, name.length - extension.length);
-    if (middle === "") ranked.push({ name, rank: 0 });
-    else if (middle.startsWith(".")) ranked.push({ name, rank: englishTag.test(middle.slice(1).split(".")[0] ?? "") ? 1 : 2 });
+    if (middle === "") ranked.push({ name, rank: 0, format });
+    else if (middle.startsWith(".")) ranked.push({ name, rank: englishTag.test(middle.slice(1).split(".")[0] ?? "") ? 1 : 2, format });
   }
-  ranked.sort((a, b) => a.rank - b.rank || a.name.length - b.name.length || a.name.localeCompare(b.name));
+  ranked.sort((a, b) => a.rank - b.rank || a.format - b.format || a.name.length - b.name.length || a.name.localeCompare(b.name));
   const best = ranked[0];
   return best ? join(directory, best.name) : undefined;
 }
@@ -77,19 +80,42 @@ export async function readSubtitleFile(subtitlePath: string): Promise<SubtitleCu
   return parseSubtitleText(decodeText(bytes));
 }
 
-/** Cues of an embedded text subtitle stream (SubRip, mov_text, ASS, WebVTT...), converted to SRT by ffmpeg. */
+/**
+ * Cues of an embedded text subtitle stream (SubRip, mov_text, ASS, WebVTT...), converted to SRT by ffmpeg. ffmpeg's
+ * conversion drops who speaks (WebVTT voice spans, the ASS Name field), so given the stream's `codec`, ASS/SSA
+ * streams are read as ASS and WebVTT streams copied as they are; should that fail or give nothing, SRT it is.
+ */
 export async function extractTextSubtitles(
   path: string,
   subtitleIndex: number,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; codec?: string } = {},
 ): Promise<SubtitleCue[]> {
-  const result = await runProcess(
-    "ffmpeg",
-    ["-hide_banner", "-nostdin", "-v", "error", "-i", ffmpegPath(path), "-map", `0:s:${subtitleIndex}`, "-c:s", "subrip", "-f", "srt", "-"],
-    { signal: options.signal },
-  );
-  return parseSubtitleText(result.stdout.toString("utf8"));
+  const extract = async (format: string[]): Promise<SubtitleCue[]> => {
+    const result = await runProcess(
+      "ffmpeg",
+      ["-hide_banner", "-nostdin", "-v", "error", "-i", ffmpegPath(path), "-map", `0:s:${subtitleIndex}`, ...format, "-"],
+      { signal: options.signal },
+    );
+    return parseSubtitleText(result.stdout.toString("utf8"));
+  };
+  const native = speakerKeepingFormats[options.codec ?? ""];
+  if (native) {
+    const cues = await extract(native).catch((error: unknown) => {
+      if (options.signal?.aborted) throw error;
+      // The SRT conversion below is the long-tested path: a stream that it cannot read either fails there.
+      return [];
+    });
+    if (cues.length > 0) return cues;
+  }
+  return extract(["-c:s", "subrip", "-f", "srt"]);
 }
+
+// Output formats that keep the speaker, by the stream's codec; others convert to SRT.
+const speakerKeepingFormats: Record<string, string[]> = {
+  ass: ["-c:s", "ass", "-f", "ass"],
+  ssa: ["-c:s", "ass", "-f", "ass"],
+  webvtt: ["-c:s", "copy", "-f", "webvtt"],
+};
 
 /**
  * Renders each cue of a bitmap subtitle stream (dvd_subtitle, hdmv_pgs_subtitle) to an OCR-friendly image.
@@ -179,7 +205,7 @@ export async function readSubtitles(path: string, info: MediaInfo, options: Read
 
   const textStream = preferredStream(info.subtitleStreams.filter((stream) => stream.kind === "text"));
   if (textStream) {
-    const cues = await extractTextSubtitles(path, textStream.subtitleIndex, { signal: options.signal });
+    const cues = await extractTextSubtitles(path, textStream.subtitleIndex, { signal: options.signal, codec: textStream.codec });
     if (cues.length > 0) return { source: "embedded-text", cues, detail: describeStream(textStream) };
   }
 

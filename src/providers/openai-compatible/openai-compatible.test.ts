@@ -468,6 +468,85 @@ test("pieces that come back with text only give one segment each over the piece,
   assert.match(warnings[0]?.detail ?? "", /one segment per piece of up to 6 s/);
 });
 
+test("diarized_json is asked for without timestamp granularities, and its segments keep their speakers", async () => {
+  const wavPath = await writeToneWav("diarized.wav", 4);
+  // The shape of OpenAI's gpt-4o-transcribe-diarize reply (TranscriptionDiarized).
+  server.script((_request, response) =>
+    sendJson(response, 200, {
+      task: "transcribe",
+      duration: 4,
+      text: "Is the oven hot? Not yet.",
+      segments: [
+        { type: "transcript.text.segment", id: "seg_0", start: 0.2, end: 1.9, text: " Is the oven hot?", speaker: "A" },
+        { type: "transcript.text.segment", id: "seg_1", start: 2.1, end: 3.6, text: " Not yet.", speaker: "B" },
+      ],
+      usage: { type: "duration", seconds: 4 },
+    }),
+  );
+  const transcriber = createOpenAiTranscriber({ ...connection(), model: "gpt-4o-transcribe-diarize", responseFormat: "diarized_json" });
+  const { segments, warnings } = await transcriber.transcribe(wavPath);
+  assert.deepEqual(lastRequest()?.form?.fields, {
+    model: ["gpt-4o-transcribe-diarize"],
+    response_format: ["diarized_json"],
+    chunking_strategy: ["auto"],
+  });
+  assert.deepEqual(segments, [
+    { startSecond: 0.2, endSecond: 1.9, text: "Is the oven hot?", speaker: "A" },
+    { startSecond: 2.1, endSecond: 3.6, text: "Not yet.", speaker: "B" },
+  ]);
+  assert.deepEqual(warnings, []);
+});
+
+test("a verbose_json reply with whisperX-style speakers keeps them; one without speakers gives none", async () => {
+  const wavPath = await writeToneWav("whisperx.wav", 3);
+  const verbose = (speakers: (string | null | undefined)[]): ReplyHandler => (_request, response) =>
+    sendJson(response, 200, {
+      text: "Hello there. General Kenobi.",
+      segments: [
+        { id: 0, start: 0, end: 1.2, text: " Hello there.", ...(speakers[0] === undefined ? {} : { speaker: speakers[0] }) },
+        { id: 1, start: 1.4, end: 2.8, text: " General Kenobi.", ...(speakers[1] === undefined ? {} : { speaker: speakers[1] }) },
+      ],
+      words: [
+        { word: "Hello", start: 0, end: 0.5, speaker: "SPEAKER_00" },
+        { word: "there.", start: 0.5, end: 1.2 },
+      ],
+    });
+  server.script(verbose(["SPEAKER_00", "SPEAKER_01"]), verbose([undefined, undefined]), verbose([null, "  "]));
+  const transcriber = createOpenAiTranscriber(connection());
+
+  const labelled = await transcriber.transcribe(wavPath);
+  assert.deepEqual(lastRequest()?.form?.fields.response_format, ["verbose_json"]);
+  assert.deepEqual(labelled.segments.map((segment) => [segment.speaker, segment.text]), [
+    ["SPEAKER_00", "Hello there."],
+    ["SPEAKER_01", "General Kenobi."],
+  ]);
+  assert.deepEqual(labelled.segments[0]?.words?.map((word) => word.word), ["Hello", "there."], "words are kept beside the speaker");
+
+  for (const reply of [await transcriber.transcribe(wavPath), await transcriber.transcribe(wavPath)]) {
+    assert.deepEqual(reply.segments.map((segment) => segment.text), ["Hello there.", "General Kenobi."]);
+    for (const segment of reply.segments) assert.equal("speaker" in segment, false, "an absent, null or blank speaker is no speaker");
+  }
+});
+
+test("speakers from several pieces come with a warning that labels restart with each request", async () => {
+  const wavPath = await writeToneWav("diarized-pieces.wav", 10, [[4.9, 5.3]]);
+  const labelled: ReplyHandler = (_request, response) =>
+    sendJson(response, 200, { text: "Hi.", segments: [{ start: 0.1, end: 1, text: "Hi.", speaker: "A" }] });
+  server.script(labelled, labelled);
+  const transcriber = createOpenAiTranscriber({ ...connection(), maxSecondsPerRequest: 6, responseFormat: "diarized_json" });
+  const { segments, warnings } = await transcriber.transcribe(wavPath);
+  assert.deepEqual(segments.map((segment) => segment.speaker), ["A", "A"]);
+  assert.deepEqual(warnings.map((warning) => [warning.type, warning.feature]), [["degraded", "speakers"]]);
+  assert.match(warnings[0]?.detail ?? "", /2 pieces/);
+});
+
+test("an unknown responseFormat is CONFIG_INVALID", () => {
+  assert.throws(
+    () => createOpenAiTranscriber({ ...connection(), responseFormat: "srt" as "verbose_json" }),
+    (error: unknown) => VideoRagError.isInstance(error) && error.code === "CONFIG_INVALID",
+  );
+});
+
 test("an abort between or during pieces is INTERRUPTED, and no failure leaves temporary files", async () => {
   const wavPath = await writeToneWav("abort.wav", 10);
   const transcriber = createOpenAiTranscriber({ ...connection(), maxSecondsPerRequest: 3 });

@@ -2,6 +2,8 @@
 // OpenAI refuses uploads over 25 MB (about 13 minutes of 16 kHz 16-bit mono), so longer audio is cut at pauses into
 // pieces sent one after another, and each piece's times are shifted back onto the whole file's clock.
 // Servers that return only text still give a usable transcript: one segment per upload, with a warning.
+// Who speaks comes through as the server labels it, from a diarizing model's `diarized_json` (OpenAI's
+// gpt-4o-transcribe-diarize) or from `speaker` on verbose_json segments (whisperX-style servers).
 
 import { mkdtemp, open, readFile, rm, writeFile, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -30,14 +32,23 @@ export interface OpenAiTranscriberOptions extends OpenAiConnectionOptions {
    * than this. Default 600: 19 MB of 16 kHz 16-bit mono, under OpenAI's 25 MB upload limit.
    */
   maxSecondsPerRequest?: number;
+  /**
+   * The reply asked for. "verbose_json" (default): Whisper's segments with segment and word times. "diarized_json":
+   * segments with a `speaker` label ("A", "B", … per request) and no word times, for diarizing models such as
+   * gpt-4o-transcribe-diarize, which take no `timestamp_granularities`. Either way a segment's `speaker`, when the
+   * server gives one, becomes the TranscriptSegment's.
+   */
+  responseFormat?: "verbose_json" | "diarized_json";
 }
 
 type TranscriptWord = NonNullable<TranscriptSegment["words"]>[number];
 
 const timedText = { start: z.number(), end: z.number() };
+// whisperX-style servers label speakers "SPEAKER_00"; a number is taken as a label too, an empty one as none.
+const speakerLabel = z.union([z.string(), z.number()]).nullish();
 const transcriptionReply = z.object({
   text: z.string(),
-  segments: z.array(z.object({ ...timedText, text: z.string() })).nullish(),
+  segments: z.array(z.object({ ...timedText, text: z.string(), speaker: speakerLabel })).nullish(),
   words: z.array(z.object({ ...timedText, word: z.string() })).nullish(),
 });
 type TranscriptionReply = z.infer<typeof transcriptionReply>;
@@ -47,6 +58,10 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
   const endpoint = openAiEndpoint(options, "/audio/transcriptions");
   const id = providerId(options);
   const maxSecondsPerRequest = options.maxSecondsPerRequest ?? 600;
+  const responseFormat = options.responseFormat ?? "verbose_json";
+  if (responseFormat !== "verbose_json" && responseFormat !== "diarized_json") {
+    throw new VideoRagError("CONFIG_INVALID", `responseFormat of ${id} must be "verbose_json" or "diarized_json"`, { subject: id });
+  }
   if (!Number.isFinite(maxSecondsPerRequest) || maxSecondsPerRequest < 1) {
     throw new VideoRagError("CONFIG_INVALID", `maxSecondsPerRequest of ${id} must be a number of seconds of at least 1`, {
       subject: id,
@@ -57,9 +72,14 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
     const form = new FormData();
     form.append("file", new Blob([audio], { type: "audio/wav" }), filename);
     form.append("model", options.model);
-    form.append("response_format", "verbose_json");
-    form.append("timestamp_granularities[]", "segment");
-    form.append("timestamp_granularities[]", "word");
+    form.append("response_format", responseFormat);
+    if (responseFormat === "diarized_json") {
+      // OpenAI requires a chunking strategy for diarizing audio over 30 s; "auto" cuts at pauses it finds itself.
+      form.append("chunking_strategy", "auto");
+    } else {
+      form.append("timestamp_granularities[]", "segment");
+      form.append("timestamp_granularities[]", "word");
+    }
     return endpoint.parse(transcriptionReply, await endpoint.post(form, signal));
   }
 
@@ -115,11 +135,21 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
           replies.push({ reply, startSecond, endSecond });
           onProgress?.(endSecond, totalSeconds);
         }
-        return transcriptOf(
+        const transcript = transcriptOf(
           replies,
           `${id} returned text without segment times, so the transcript of ${basename(wavPath)} ` +
             `has one segment per piece of up to ${maxSecondsPerRequest} s`,
         );
+        if (transcript.segments.some((segment) => segment.speaker !== undefined)) {
+          transcript.warnings.push({
+            type: "degraded",
+            feature: "speakers",
+            detail:
+              `${id} labels speakers per request, and ${basename(wavPath)} was sent in ${pieces.length} pieces: ` +
+              `the same label in two pieces need not be the same voice`,
+          });
+        }
+        return transcript;
       } finally {
         await file.close();
         if (pieceDir) await rm(pieceDir, { recursive: true, force: true });
@@ -143,7 +173,11 @@ function transcriptOf(replies: PieceReply[], textOnlyDetail: string): { segments
     const place = (seconds: number) => Math.min(endSecond, Math.max(startSecond, shift(seconds, startSecond)));
     const words = (reply.words ?? []).map((word) => ({ word: word.word.trim(), startSecond: place(word.start), endSecond: place(word.end) }));
     let pieceSegments: TranscriptSegment[] = (reply.segments ?? [])
-      .map((segment) => ({ startSecond: place(segment.start), endSecond: place(segment.end), text: segment.text.trim() }))
+      .map((segment): TranscriptSegment => {
+        const timed = { startSecond: place(segment.start), endSecond: place(segment.end), text: segment.text.trim() };
+        const speaker = String(segment.speaker ?? "").trim();
+        return speaker === "" ? timed : { ...timed, speaker };
+      })
       .filter((segment) => segment.text !== "");
     if (pieceSegments.length === 0 && reply.text.trim() !== "") {
       pieceSegments = [{ startSecond, endSecond, text: reply.text.trim() }];
