@@ -310,6 +310,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       if (extraction.textEmbedder) await store.refreshStageKey("embeddings", derived.embeddings);
       await store.refreshStageKey("graph", derived.graph);
       await store.refreshStageKey("chapters", derived.chapters);
+      await store.refreshStageKey("speakers", derived.speakers);
       return choice;
     }).catch((error: unknown) => {
       // Not kept: a store that was unreachable for a moment must not fail every later call of this library.
@@ -498,7 +499,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
           ...config.extraction,
           stages: clipStages(extraction).filter((stage) => stage.enabled).map((stage) => stage.name),
           extract: (clips, stages, options) =>
-            extractClips(store, extraction, clips, { stages: [...stages, "embeddings", "graph", "chapters"], batchClips: 4, ...options }),
+            extractClips(store, extraction, clips, { stages: [...stages, "embeddings", "graph", "chapters", "speakers"], batchClips: 4, ...options }),
         },
       }, { ...askOptions, videoIds: await scopeIds(askOptions.videos) });
     },

@@ -11,6 +11,7 @@ import { chapterSegmentationId } from "../summary/index.js";
 import { mapConcurrent } from "../providers/runtime/index.js";
 import type {
   ClipSignals,
+  Diarizer,
   Frame,
   LanguageModel,
   OcrEngine,
@@ -29,11 +30,11 @@ import { extractVisual, hasVisualModels, imageVectorRecords, type VisualModels }
 import { framesInClip, templateCaption, visualSegments } from "./visual-words.js";
 
 /** The deferred stages in the order they run on a clip: later ones read what earlier ones wrote. */
-export const deferredStages = ["speech", "screen-text", "visual", "embeddings", "graph", "chapters"] as const;
+export const deferredStages = ["speech", "screen-text", "visual", "embeddings", "graph", "chapters", "speakers"] as const;
 export type DeferredStage = (typeof deferredStages)[number];
 
 /** Stages that read a clip's text: when an earlier stage rewrites it, these run again on that clip. */
-export const derivedStages: readonly DeferredStage[] = ["embeddings", "graph", "chapters"];
+export const derivedStages: readonly DeferredStage[] = ["embeddings", "graph", "chapters", "speakers"];
 
 /** Same frame, give or take compression noise, when the 64-bit hashes differ in at most this many bits. */
 export const sameFrameBits = 6;
@@ -51,6 +52,10 @@ export interface ExtractionSettings {
   graph: GraphSettings;
   /** Writes chapter titles and one-line summaries; the lite titles when absent. */
   chapterModel?: LanguageModel;
+  /** Splits recognised speech into speakers; speech keeps no speaker when absent (unless the transcriber gives them). */
+  diarizer?: Diarizer;
+  /** The number of speakers, when the user gives it (`--speakers N`); estimated otherwise. */
+  speakers?: number;
   frameGapSeconds: number;
   /** Where temporary audio goes. */
   tempDir: string;
@@ -78,7 +83,7 @@ export interface ClipOutput {
 
 /** A deferred stage: which sources it owns, whether a video has work for it, and how to run it on clips. */
 export interface ClipStage {
-  name: Exclude<DeferredStage, "embeddings" | "graph" | "chapters">;
+  name: Exclude<DeferredStage, "embeddings" | "graph" | "chapters" | "speakers">;
   version: number;
   /** The sources of the segments it writes; re-running it on a clip replaces exactly these. */
   sources: SegmentSource[];
@@ -130,8 +135,9 @@ function speechStage(settings: ExtractionSettings): ClipStage {
             text: segment.text,
             source: "speech" as const,
             clipIndex: clip.index,
-            // The transcriber's raw label ("A", "SPEAKER_00"); naming speakers per video is the ingest stage's work.
-            ...(segment.speaker === undefined ? {} : { speaker: segment.speaker }),
+            // The transcriber's raw label ("A", "SPEAKER_00") is its call's, this clip's: kept as "<clip>:<label>" so
+            // voices of different clips are not taken for one; the speakers stage names them per video.
+            ...(segment.speaker === undefined ? {} : { speaker: `${clip.index}:${segment.speaker}` }),
           })),
           vectors: [],
           warnings: transcript.warnings,
@@ -267,7 +273,7 @@ export function clipStages(settings: ExtractionSettings): ClipStage[] {
 }
 
 /** The keys of the derived stages: a changed embedder or graph extractor re-runs only them. */
-export function derivedStageKeys(settings: ExtractionSettings): Record<"embeddings" | "graph" | "chapters", string> {
+export function derivedStageKeys(settings: ExtractionSettings): Record<"embeddings" | "graph" | "chapters" | "speakers", string> {
   const { graph, textEmbedder } = settings;
   return {
     embeddings: settingsKey({ version: 1, embedder: textEmbedder?.id ?? null }),
@@ -280,6 +286,7 @@ export function derivedStageKeys(settings: ExtractionSettings): Record<"embeddin
       chunkTokens: graph.chunkTokens,
     }),
     chapters: chapterStageKey(settings.chapterModel),
+    speakers: settingsKey({ version: 1, diarizer: settings.diarizer?.id ?? null, speakers: settings.speakers ?? null }),
   };
 }
 

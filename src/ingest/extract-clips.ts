@@ -4,6 +4,7 @@
 
 import { buildVideoGraph } from "../graph/index.js";
 import { buildChapters, chapterVectors, titleChapters } from "../summary/index.js";
+import { labelSpeakers } from "./speaker-stage.js";
 import { mapConcurrent } from "../providers/runtime/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import type { Chapter, ClipDocument, ClipStageRecord, Segment, SegmentSource, Store, VectorRecord, Video, Warning } from "../spec/index.js";
@@ -113,7 +114,7 @@ async function extractBatch(
   const started = performance.now();
   const stages = clipStages(settings);
   const derivedKeys = derivedStageKeys(settings);
-  const wanted = new Set<DeferredStage>(options.stages ?? ["speech", "screen-text", "visual", "embeddings", "graph", "chapters"]);
+  const wanted = new Set<DeferredStage>(options.stages ?? ["speech", "screen-text", "visual", "embeddings", "graph", "chapters", "speakers"]);
   const table = await stageTable(store, video.id);
   const isOpen = (clipIndex: number, stage: string, key: string): boolean => {
     const record = table.get(clipIndex)?.get(stage);
@@ -129,7 +130,7 @@ async function extractBatch(
     stages.map((stage) => [stage, wanted.has(stage.name) && stage.enabled ? planned.filter((index) => isOpen(index, stage.name, stage.settingsKey)) : []]),
   );
   const derivedOpen = (index: number): boolean =>
-    (["embeddings", "graph", "chapters"] as const).some((stage) => wanted.has(stage) && isOpen(index, stage, derivedKeys[stage]));
+    (["embeddings", "graph", "chapters", "speakers"] as const).some((stage) => wanted.has(stage) && isOpen(index, stage, derivedKeys[stage]));
   if ([...runs.values()].every((list) => list.length === 0) && !planned.some(derivedOpen)) return;
 
   let segments = await store.getSegments(video.id, 0, Number.POSITIVE_INFINITY);
@@ -206,6 +207,43 @@ async function extractBatch(
     const record = table.get(clipIndex)?.get("visual");
     if (visual?.enabled && textChanged && !stagesRun.has("visual") && record?.status === "done") {
       records.push({ clipIndex, stage: "visual", key: visual.settingsKey, status: "pending" });
+    }
+  }
+
+  // Speakers are the whole video's, like chapters: once every clip's speech is in, its speech segments are labelled
+  // together (the diarizer over the whole audio, or the transcriber's own labels), replacing them with the labels on.
+  const speakersOpen = planned.some((index) => isOpen(index, "speakers", derivedKeys.speakers)) || [...ran.values()].some((stagesRun) => stagesRun.has("speech"));
+  const speechSettled = spans.every((span) => {
+    const record = records.find((entry) => entry.clipIndex === span.index && entry.stage === "speech") ?? table.get(span.index)?.get("speech");
+    return !record || record.status === "done";
+  });
+  if (wanted.has("speakers") && speakersOpen && speechSettled) {
+    options.onProgress?.({ type: "extract-stage", videoId: video.id, path, stage: "speakers", clipIndexes: planned });
+    const speech = segments.filter((segment) => segment.source === "speech");
+    const labelled = await labelSpeakers({
+      video,
+      segments: speech,
+      diarizer: settings.diarizer,
+      speakers: settings.speakers,
+      speechRegions: (await store.clipSignals(video.id)).flatMap((signal) => signal.speechRegions ?? []),
+      tempDir: settings.tempDir,
+      signal: options.signal,
+    });
+    for (const warning of labelled.warnings) if (!report.warnings.some((known) => known.detail === warning.detail)) report.warnings.push(warning);
+    // Nothing is rewritten when no segment gained or changed a speaker (no diarizer, no labels).
+    const same = labelled.segments.length === speech.length && labelled.segments.every((segment, index) => segment.speaker === speech[index]?.speaker);
+    const owners = new Set(same ? [] : labelled.segments.map((segment) => segment.clipIndex).filter((index): index is number => index !== undefined));
+    for (const clipIndex of owners) replaces.push({ clipIndex, sources: ["speech"] });
+    added.splice(0, added.length, ...added.filter((segment) => segment.source !== "speech" || !owners.has(segment.clipIndex ?? -1)), ...labelled.segments);
+    if (!same) segments = [...segments.filter((segment) => segment.source !== "speech"), ...labelled.segments].sort((a, b) => a.startSecond - b.startSecond);
+    for (const span of spans) {
+      if (table.get(span.index)?.has("speakers")) records.push({ clipIndex: span.index, stage: "speakers", key: derivedKeys.speakers, status: "done" });
+    }
+  } else if (!wanted.has("speakers") || !speechSettled) {
+    for (const [clipIndex, stagesRun] of ran) {
+      if (stagesRun.has("speech") && table.get(clipIndex)?.get("speakers")?.status === "done") {
+        records.push({ clipIndex, stage: "speakers", key: derivedKeys.speakers, status: "pending" });
+      }
     }
   }
 

@@ -292,6 +292,9 @@ export async function ingestMediaFile(
     const signals = clipSignals(clips, activity.regions, screen.frames);
     // Nothing to do is done: a stage without its model, and speech recognition where the detector heard no speech.
     const silent = new Set(signals.filter((signal) => signal.speechRegions?.length === 0).map((signal) => signal.clipIndex));
+    const speechStage = stages.find((stage) => stage.name === "speech");
+    const speechPending =
+      speechStage !== undefined && speechStage.enabled && speechStage.appliesTo({ ...video, ingestedAt: "", clipCount: clips.length }, hasSubtitles);
     const records: ClipStageRecord[] = clips.flatMap((clip) => [
       ...stages
         .filter((stage) => stage.appliesTo({ ...video, ingestedAt: "", clipCount: clips.length }, hasSubtitles))
@@ -304,6 +307,8 @@ export async function ingestMediaFile(
       // Lite chapters are made now from the light text, and again as deferred text is written back; a language model
       // titles them once the whole video's text is in.
       { clipIndex: clip.index, stage: "chapters", key: derivedKeys.chapters, status: context.chapterModel ? "pending" : "done" },
+      // Speakers of recognised speech, once all of it is in; nothing to do where there is no speech to recognise.
+      { clipIndex: clip.index, stage: "speakers", key: derivedKeys.speakers, status: speechPending ? "pending" : "done" },
     ]);
     emit({ type: "stage-start", path, stage: "chapters" });
     const chaptersStarted = performance.now();
@@ -380,7 +385,7 @@ async function extractEverything(
     stages: ["speech", "screen-text", "visual", "embeddings"],
     onProgress,
   });
-  const graph = await extractClips(context.store, context, clips, { signal, batchClips: clipCount, stages: ["graph", "chapters"], onProgress });
+  const graph = await extractClips(context.store, context, clips, { signal, batchClips: clipCount, stages: ["graph", "chapters", "speakers"], onProgress });
   const byClip = new Map(report.clips.map((clip) => [`${clip.videoId}#${clip.clipIndex}`, clip]));
   for (const clip of graph.clips) {
     const known = byClip.get(`${clip.videoId}#${clip.clipIndex}`);

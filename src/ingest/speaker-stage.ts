@@ -10,8 +10,11 @@ import type { Diarizer, Segment, SpeakerTurn, Video, Warning } from "../spec/ind
 
 /** A diarizing server's or a diarizer's own label ("A", "SPEAKER_00", "spk_1", "S2"), not a person's name. */
 export function isMachineLabel(label: string): boolean {
-  return /^(?:[A-Z]|S\d+|SPEAKER[_ ]?\d+|spk[_ ]?\d+|speaker[_ ]?\d+|\d+)$/i.test(label.trim());
+  return /^(?:\d+:)?(?:[A-Z]|S\d+|SPEAKER[_ ]?\d+|spk[_ ]?\d+|speaker[_ ]?\d+|\d+)$/i.test(label.trim());
 }
+
+/** The clip a transcriber's label was given in ("3:A" → "3"), or undefined for a label of the whole video. */
+const labelClip = (label: string): string | undefined => /^(\d+):/.exec(label)?.[1];
 
 /** Machine labels numbered "Speaker 1", "Speaker 2", … by first appearance in time; names left as they are. */
 export function numberSpeakers(segments: readonly Segment[]): Segment[] {
@@ -58,7 +61,11 @@ export interface SpeakerLabelling {
 export async function labelSpeakers(input: SpeakerLabelling): Promise<{ segments: Segment[]; warnings: Warning[]; diarized: boolean }> {
   const { segments, diarizer } = input;
   if (segments.length === 0) return { segments: [], warnings: [], diarized: false };
-  if (segments.some((segment) => segment.speaker)) return { segments: numberSpeakers(segments), warnings: [], diarized: false };
+  // A diarizing transcriber's labels stand when they are the whole video's (one request) or when nothing can do better;
+  // labels given clip by clip cannot tell whether "A" of one clip is "A" of the next: the diarizer decides that.
+  const labelled = segments.filter((segment) => segment.speaker);
+  const clips = new Set(labelled.map((segment) => labelClip(segment.speaker as string)));
+  if (labelled.length > 0 && (clips.size <= 1 || !diarizer)) return { segments: numberSpeakers(segments), warnings: [], diarized: false };
   if (!diarizer || !input.video.hasAudio) return { segments: [...segments], warnings: [], diarized: false };
   const scratch = await mkdtemp(join(input.tempDir, "speakers-"));
   try {

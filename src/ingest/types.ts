@@ -8,7 +8,7 @@ import type { ErrorCode, Warning } from "../spec/index.js";
  */
 export const mediaStages = [
   "probe", "subtitles", "speech-activity", "screen-changes", "visual-light", "commit",
-  "speech", "screen-text", "visual", "embeddings", "graph", "chapters",
+  "speech", "screen-text", "visual", "embeddings", "graph", "chapters", "speakers",
 ] as const;
 export type MediaStage = (typeof mediaStages)[number] | "transcript";
 
