@@ -340,8 +340,13 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
   };
 
   /** The lite answer: sentences of the moments chosen for the question, each cited. */
-  const extractive = async (question: string, moments: Hit[], maxSentences?: number): Promise<Omit<Answer, "profile" | "timings">> =>
-    extractiveAnswer({ ...(await readExtractiveInput(store, question, moments, isEstimated)), maxSentences });
+  const extractive = async (
+    question: string,
+    moments: Hit[],
+    maxSentences?: number,
+    speakers?: ReadonlyMap<string, ReadonlySet<string>>,
+  ): Promise<Omit<Answer, "profile" | "timings">> =>
+    extractiveAnswer({ ...(await readExtractiveInput(store, question, moments, isEstimated, { speakers })), maxSentences });
 
   const graphSettings = (choice: ProviderChoice): GraphSettings => ({
     model: choice.llm,

@@ -5,7 +5,7 @@
 // The library passes in what touches the platform (retrieval over its store, the frame source, the extractor).
 
 import type { ExtractionEvent, ExtractionReport } from "../ingest/index.js";
-import { analyzeText, asksAboutLibrary, isKindCue, searchChapters, judgeRelevance, namedVideos, questionIntent, questionKinds, termKey, type Retrieval } from "../retrieval/index.js";
+import { analyzeText, asksAboutLibrary, isKindCue, searchChapters, speakerNameForms, speakerReference, judgeRelevance, namedVideos, questionIntent, questionKinds, termKey, type Retrieval } from "../retrieval/index.js";
 import { type LibraryTopic, type SummaryLength, type VideoSummary } from "../summary/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import type {
@@ -26,6 +26,7 @@ import type {
   Video,
   Warning,
 } from "../spec/index.js";
+import { formatCitation } from "../text/citation-format.js";
 import { buildEvidence } from "./build-evidence.js";
 import { everyMoment } from "./every-moment.js";
 import { overviewText, summaryEvidence, topicsText } from "./overview-answer.js";
@@ -68,7 +69,7 @@ export interface AnswerContext {
   /** The moments a retrieval ranks, merged and trimmed for display. */
   hits(question: string, retrieval: Retrieval, limit: number): Promise<Hit[]>;
   /** The lite answer: the moments' sentences that carry the question's rarest words, each cited. */
-  extractive(question: string, moments: Hit[], maxSentences?: number): Promise<Omit<Answer, "profile" | "timings">>;
+  extractive(question: string, moments: Hit[], maxSentences?: number, speakers?: ReadonlyMap<string, ReadonlySet<string>>): Promise<Omit<Answer, "profile" | "timings">>;
   /** True when the video's times were estimated from a transcript without timestamps. */
   timesEstimated(videoId: string): Promise<boolean>;
   frames: FrameSource;
@@ -124,13 +125,18 @@ export async function answerQuestion(question: string, context: AnswerContext, o
   const warnings: Warning[] = [];
   const intent = options.intent ?? questionIntent(question);
   const videos = await context.videos();
-  const scope = resolveScope(question, videos, options.videoIds);
-  const videoIds = scope.length > 0 ? scope.map((video) => video.id) : undefined;
+  const given = resolveScope(question, videos, options.videoIds);
+  // "What did Dana say about …": only Dana's lines, in the videos where Dana speaks; "who said …" answers with the speaker.
+  const reference = speakerReference(question);
+  const speakers = reference?.name ? await speakersNamed(context.store, reference.name) : undefined;
+  const scope = speakers ? given.length > 0 ? given.filter((video) => speakers.has(video.id)) : videos.filter((video) => speakers.has(video.id)) : given;
+  const videoIds = scope.length > 0 || speakers ? scope.map((video) => video.id) : undefined;
+  const asked = (speakers || reference?.asksWho) && reference?.rest && analyzeText(reference.rest).length > 0 ? reference.rest : question;
   const extraction = options.extract === false || !context.extraction ? undefined : await extractForQuestion(question, context, { ...options, videoIds }, warnings);
   const extracted = performance.now();
 
-  const found = await context.retrieve(question, { mode: options.mode, limit: limit * 2, signal: options.signal, videoIds });
-  const moments = intent === "enumeration" ? [] : await context.hits(question, found, limit);
+  const found = await context.retrieve(asked, { mode: options.mode, limit: limit * 2, signal: options.signal, videoIds });
+  const moments = intent === "enumeration" ? [] : await context.hits(asked, found, limit);
   options.onMoments?.(moments);
   const retrieved = performance.now();
   const timings = (finished: number): Record<string, number> => ({
@@ -243,7 +249,8 @@ export async function answerQuestion(question: string, context: AnswerContext, o
       return { ...answered, ...steps, warnings: [...found.warnings, ...warnings], profile: lite("steps"), timings: timings(performance.now()) };
     }
   }
-  const answer = await context.extractive(question, moments, options.maxSentences);
+  const quoted = await context.extractive(asked, moments, options.maxSentences, speakers);
+  const answer = reference?.asksWho ? whoSaid(quoted) : quoted;
   options.onText?.(answer.text);
   return {
     ...answered,
@@ -252,6 +259,28 @@ export async function answerQuestion(question: string, context: AnswerContext, o
     profile: profileOf({ ...base, profile: "lite", strategy: "extractive", redescribedMoments: 0 }),
     timings: timings(performance.now()),
   };
+}
+
+/** The videos and labels of the speakers a name refers to (as given, or without a leading "the"); undefined for none. */
+async function speakersNamed(store: Store, name: string): Promise<Map<string, Set<string>> | undefined> {
+  const found = new Map<string, Set<string>>();
+  for (const form of speakerNameForms(name)) {
+    for (const match of await store.findSpeakers(form)) found.set(match.videoId, (found.get(match.videoId) ?? new Set()).add(match.label));
+  }
+  return found.size > 0 ? found : undefined;
+}
+
+/** "Who said …": the speaker of each quoted line first; the plain answer, with a note, when no line has a speaker. */
+function whoSaid(answer: Omit<Answer, "profile" | "timings">): Omit<Answer, "profile" | "timings"> {
+  const spoken = answer.citations.filter((citation) => citation.speaker).slice(0, 3);
+  if (spoken.length === 0) {
+    if (answer.citations.length === 0) return answer;
+    return { ...answer, warnings: [...answer.warnings, { type: "degraded", feature: "speakers", detail: "no speakers are known for these moments; the lines are quoted without who said them" }] };
+  }
+  const text = spoken
+    .map((citation) => `${citation.speaker}: “${citation.quote.replace(/\s+/g, " ").trim()}” ${formatCitation(citation, citation.timesEstimated)}`)
+    .join("\n");
+  return { ...answer, text, citations: spoken };
 }
 
 /** Videos an overview answers from at most. */
@@ -348,11 +377,14 @@ async function languageModelAnswer(
   const segments = new Map<Hit, Segment[]>();
   const estimated = new Map<string, boolean>();
   const ranges = await store.getSegmentRanges(moments);
+  const names = new Map<string, Record<string, string>>();
   for (const [at, moment] of moments.entries()) {
     segments.set(moment, ranges[at] ?? []);
     if (!estimated.has(moment.videoId)) estimated.set(moment.videoId, await context.timesEstimated(moment.videoId));
+    if (!names.has(moment.videoId) && ranges[at]?.some((segment) => segment.speaker)) names.set(moment.videoId, await store.speakerNames(moment.videoId));
   }
   const evidence = buildEvidence(moments, {
+    speakerOf: (videoId, label) => names.get(videoId)?.[label] ?? label,
     segmentsOf: (moment) => {
       const description = descriptions.get(moment);
       return [...(description ? [description] : []), ...(segments.get(moment) ?? [])];

@@ -9,6 +9,8 @@ export interface BuildEvidenceOptions {
   segmentsOf: (moment: Hit) => Segment[];
   /** True when the video's times were estimated from a transcript without timestamps. */
   timesEstimated: (videoId: string) => boolean;
+  /** The name a segment's speaker is shown by (its label when absent). */
+  speakerOf?: (videoId: string, label: string) => string;
   /** Longest text of one evidence item; longer runs are split between segments. Default 600. */
   maxItemChars?: number;
 }
@@ -62,8 +64,13 @@ export function buildEvidence(moments: Hit[], options: BuildEvidenceOptions): Ev
           startSecond: run[0]!.startSecond,
           endSecond: Math.max(...run.map((segment) => segment.endSecond)),
           kind,
-          // Speech reads as prose; screen lines and labels are separate items.
-          text: run.map((segment) => oneLine(segment.text)).join(kind === "transcript" ? " " : "; "),
+          // Speech reads as prose; screen lines and labels are separate items; a change of voice is named ("Dana: …").
+          text: run
+            .map((segment, index) => {
+              const voice = segment.speaker && segment.speaker !== run[index - 1]?.speaker ? `${options.speakerOf?.(moment.videoId, segment.speaker) ?? segment.speaker}: ` : "";
+              return `${voice}${oneLine(segment.text)}`;
+            })
+            .join(kind === "transcript" ? " " : "; "),
         });
       }
     }

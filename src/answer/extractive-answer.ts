@@ -44,6 +44,8 @@ export interface ExtractiveInput {
   timesEstimated: (videoId: string) => boolean;
   /** At most this many sentences, whatever their length. */
   maxSentences?: number;
+  /** The name (or label) a segment's speaker is shown by; citations carry no speaker when absent. */
+  speakerOf?: (videoId: string, label: string) => string;
   settings?: Partial<ExtractiveSettings>;
 }
 
@@ -193,6 +195,7 @@ export function extractiveAnswer(input: ExtractiveInput): Omit<Answer, "profile"
     quote: candidate.segment.text,
     score: Number(candidate.score.toFixed(4)),
     timesEstimated: input.timesEstimated(candidate.moment.videoId),
+    ...(candidate.segment.speaker && input.speakerOf ? { speaker: input.speakerOf(candidate.moment.videoId, candidate.segment.speaker) } : {}),
   }));
   const text = citations
     .map((citation) => `${citation.quote.replace(/\s+/g, " ").trim()} ${formatCitation(citation, citation.timesEstimated)}`)

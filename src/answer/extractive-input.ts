@@ -17,6 +17,7 @@ export async function readExtractiveInput(
   question: string,
   moments: Hit[],
   timesEstimated: (videoId: string) => Promise<boolean>,
+  options: { speakers?: ReadonlyMap<string, ReadonlySet<string>> } = {},
 ): Promise<ExtractiveInput> {
   const words = analyzeText(question);
   const { frequencies, documentCount } = await store.termDocumentFrequency(words);
@@ -31,9 +32,15 @@ export async function readExtractiveInput(
   const ranges = await store.getSegmentRanges(
     moments.map((moment) => ({ videoId: moment.videoId, startSecond: moment.startSecond - momentMarginSeconds, endSecond: moment.endSecond + momentMarginSeconds })),
   );
+  // A question about one speaker reads only that speaker's lines.
+  const bySpeaker = options.speakers;
+  const names = new Map<string, Record<string, string>>();
   for (const [at, moment] of moments.entries()) {
-    sentences.set(moment, ranges[at] ?? []);
+    const read = ranges[at] ?? [];
+    const labels = bySpeaker?.get(moment.videoId);
+    sentences.set(moment, bySpeaker ? read.filter((segment) => segment.speaker !== undefined && labels?.has(segment.speaker)) : read);
     estimated.set(moment.videoId, await timesEstimated(moment.videoId));
+    if (!names.has(moment.videoId) && read.some((segment) => segment.speaker)) names.set(moment.videoId, await store.speakerNames(moment.videoId));
   }
   return {
     question,
@@ -42,5 +49,6 @@ export async function readExtractiveInput(
     analyze: (text) => analyzeText(text).map(termKey),
     termWeight: (key) => Math.log(1 + (documentCount + 1) / ((stemFrequency.get(key) ?? 0) + 1)),
     timesEstimated: (videoId) => estimated.get(videoId) ?? false,
+    speakerOf: (videoId, label) => names.get(videoId)?.[label] ?? label,
   };
 }
