@@ -71,6 +71,8 @@ export interface SearchOptions {
   limit?: number;
   /** Only these videos (ids, id prefixes, paths or titles); VIDEO_NOT_FOUND for one that is not in the library. */
   videos?: readonly string[];
+  /** Only moments where this speaker (a name or a label) speaks; none when no video has such a speaker. */
+  speaker?: string;
   /** How to retrieve; the configuration's `retrieval.mode` (default hybrid) when absent. */
   mode?: RetrievalMode;
   signal?: AbortSignal;
@@ -104,6 +106,15 @@ export interface AskOptions {
   /** The kind of answer to give (fact, overview, procedure, enumeration); read from the question when absent. */
   intent?: QuestionIntent;
   signal?: AbortSignal;
+}
+
+/** One voice of a video: its label, the name a user gave it, how long it speaks and what it says first. */
+export interface VideoSpeaker {
+  label: string;
+  name?: string;
+  talkSeconds: number;
+  firstSecond: number;
+  firstWords: string;
 }
 
 export interface SummarizeOptions {
@@ -168,6 +179,10 @@ export interface Library {
   summarize(reference: string, options?: SummarizeOptions): Promise<VideoSummary>;
   /** The library's topics: its videos clustered by what they say, each topic labelled and listing its videos. */
   topics(): Promise<LibraryTopic[]>;
+  /** A video's speakers in order of first appearance: label, name, talk time and first words. */
+  speakers(reference: string): Promise<{ video: Video; speakers: VideoSpeaker[] }>;
+  /** Names a speaker of a video (`null` clears the name); no media is read again. */
+  renameSpeaker(reference: string, label: string, name: string | null): Promise<VideoSpeaker[]>;
   /** Chapters about a query, best first: BM25 over their titles, lines and text, fused with their vectors when a text embedder is configured. */
   searchChapters(query: string, options?: Omit<SearchOptions, "mode">): Promise<{ video: Video; chapter: Chapter; score: number; retrievers: string[] }[]>;
   /** The indexed text (subtitles, speech, screen text, …) of a video overlapping the seconds given; the whole video by default. */
@@ -387,6 +402,27 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     }
     return chapters;
   };
+  const speakersOf = async (video: Video): Promise<VideoSpeaker[]> => {
+    const names = await store.speakerNames(video.id);
+    const found = new Map<string, VideoSpeaker>();
+    for (const segment of await store.getSegments(video.id, 0, Number.POSITIVE_INFINITY)) {
+      if (!segment.speaker) continue;
+      const known = found.get(segment.speaker);
+      if (known) {
+        known.talkSeconds += segment.endSecond - segment.startSecond;
+        continue;
+      }
+      const name = names[segment.speaker];
+      found.set(segment.speaker, {
+        label: segment.speaker,
+        ...(name ? { name } : {}),
+        talkSeconds: segment.endSecond - segment.startSecond,
+        firstSecond: segment.startSecond,
+        firstWords: segment.text.split(/\s+/).slice(0, 12).join(" "),
+      });
+    }
+    return [...found.values()].map((speaker) => ({ ...speaker, talkSeconds: Math.round(speaker.talkSeconds * 10) / 10 }));
+  };
   const liteSummaryOf = async (video: Video, length: SummaryLength): Promise<VideoSummary> =>
     liteSummary({ video, chapters: await chaptersOf(video), segments: await store.getSegments(video.id, 0, Number.POSITIVE_INFINITY), length });
   // Topics are read from every video's chapters: kept until the library changes in this process.
@@ -431,6 +467,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       const choice = await providers();
       const context = {
         ...extractionSettings(choice),
+        ...(ingestOptions.speakers ? { speakers: ingestOptions.speakers } : {}),
         store,
         vad: choice.vad,
         clipSeconds: config.clipSeconds,
@@ -468,7 +505,15 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     },
     async search(query, searchOptions = {}) {
       const limit = searchOptions.limit ?? 10;
-      return retrievalHits(store, query, await retrieval(query, { ...searchOptions, limit: limit * 2 }), limit);
+      if (!searchOptions.speaker) return retrievalHits(store, query, await retrieval(query, { ...searchOptions, limit: limit * 2 }), limit);
+      // A speaker's moments: retrieval in the videos where they speak, then the moments they speak in.
+      const labels = new Map<string, Set<string>>();
+      for (const match of await store.findSpeakers(searchOptions.speaker)) labels.set(match.videoId, (labels.get(match.videoId) ?? new Set()).add(match.label));
+      const scoped = searchOptions.videos ? ((await scopeIds(searchOptions.videos)) ?? []).filter((id) => labels.has(id)) : [...labels.keys()];
+      if (scoped.length === 0) return [];
+      const hits = await retrievalHits(store, query, await retrieval(query, { ...searchOptions, videoIds: scoped, limit: limit * 4 }), limit * 2);
+      const ranges = await store.getSegmentRanges(hits);
+      return hits.filter((hit, at) => (ranges[at] ?? []).some((segment) => segment.speaker !== undefined && labels.get(hit.videoId)?.has(segment.speaker))).slice(0, limit);
     },
     async searchVideos(query, searchOptions = {}) {
       const choice = await providers();
@@ -527,6 +572,15 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       return summarizeWithModel({ video, chapters, segments, length, model: llm, onText: summarizeOptions.onText, signal: summarizeOptions.signal });
     },
     topics,
+    async speakers(reference) {
+      const video = await find(reference);
+      return { video, speakers: await speakersOf(video) };
+    },
+    async renameSpeaker(reference, label, name) {
+      const video = await find(reference);
+      await store.setSpeakerName(video.id, label, name);
+      return speakersOf(video);
+    },
     async searchChapters(query, searchOptions = {}) {
       const choice = await providers();
       const matches = await searchChapters(store, query, {

@@ -41,6 +41,9 @@ const options = {
   video: { type: "string", multiple: true },
   length: { type: "string" },
   vtt: { type: "boolean" },
+  speaker: { type: "string" },
+  speakers: { type: "string" },
+  rename: { type: "string", multiple: true },
   port: { type: "string" },
   host: { type: "string" },
   token: { type: "string" },
@@ -167,6 +170,7 @@ async function ingestCommand(values: Values, inputs: string[]): Promise<void> {
             onProgress: createProgressPrinter(),
             signal,
             ...(values.incremental ? { incremental: true } : {}),
+            ...(values.speakers ? { speakers: positiveInteger(values.speakers, "speakers", 1) } : {}),
           }),
         );
       }
@@ -238,6 +242,28 @@ async function chaptersCommand(values: Values, references: string[]): Promise<vo
   });
 }
 
+async function speakersCommand(values: Values, references: string[]): Promise<void> {
+  const reference = references.join(" ").trim();
+  if (!reference) throw new VideoRagError("ARGUMENT_INVALID", 'speakers needs a video (an id, id prefix, path or title), e.g. videorag speakers meeting.mp4 --rename "Speaker 2=Dana"');
+  const renames = (values.rename ?? []).map((rename) => {
+    const at = rename.indexOf("=");
+    if (at <= 0) throw new VideoRagError("ARGUMENT_INVALID", `--rename takes "<label>=<name>" (an empty name clears it), not "${rename}"`);
+    return { label: rename.slice(0, at).trim(), name: rename.slice(at + 1).trim() || null };
+  });
+  await withLibrary(values, async (library) => {
+    let found = await library.speakers(reference);
+    for (const rename of renames) found = { ...found, speakers: await library.renameSpeaker(found.video.id, rename.label, rename.name) };
+    const { video, speakers } = found;
+    print(values.json, { videoId: video.id, title: video.title, speakers }, () =>
+      speakers.length === 0
+        ? `${video.title} has no speakers: no speech was split into voices (and no subtitle names who speaks).`
+        : speakers
+            .map((speaker) => `${speaker.name ? `${speaker.name} (${speaker.label})` : speaker.label}  ${formatTimestamp(speaker.talkSeconds)} of talk, from ${formatTimestamp(speaker.firstSecond)}: "${speaker.firstWords}"`)
+            .join("\n"),
+    );
+  });
+}
+
 async function summarizeCommand(values: Values, references: string[]): Promise<void> {
   const reference = references.join(" ").trim();
   if (!reference) throw new VideoRagError("ARGUMENT_INVALID", "summarize needs a video (an id, id prefix, path or title)");
@@ -267,7 +293,12 @@ async function searchCommand(values: Values, words: string[]): Promise<void> {
   const query = words.join(" ").trim();
   if (!query) throw new VideoRagError("ARGUMENT_INVALID", "search needs a query");
   await withLibrary(values, async (library) => {
-    const hits = await library.search(query, { limit: positiveInteger(values.limit, "limit", 10), mode: retrievalMode(values.mode), videos: values.video });
+    const hits = await library.search(query, {
+      limit: positiveInteger(values.limit, "limit", 10),
+      mode: retrievalMode(values.mode),
+      videos: values.video,
+      ...(values.speaker ? { speaker: values.speaker } : {}),
+    });
     print(
       values.json,
       { hits: hits.map(hitJson) },
@@ -562,6 +593,8 @@ export async function main(argv: string[]): Promise<void> {
         return await chaptersCommand(values, rest);
       case "summarize":
         return await summarizeCommand(values, rest);
+      case "speakers":
+        return await speakersCommand(values, rest);
       case "list":
         return await listCommand(values);
       case "status":

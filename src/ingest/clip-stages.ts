@@ -286,7 +286,8 @@ export function derivedStageKeys(settings: ExtractionSettings): Record<"embeddin
       chunkTokens: graph.chunkTokens,
     }),
     chapters: chapterStageKey(settings.chapterModel),
-    speakers: settingsKey({ version: 1, diarizer: settings.diarizer?.id ?? null, speakers: settings.speakers ?? null }),
+    // A speaker count given for one ingest is not part of the key: a later opening without it must not redo the work.
+    speakers: settingsKey({ version: 1, diarizer: settings.diarizer?.id ?? null }),
   };
 }
 

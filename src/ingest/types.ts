@@ -60,6 +60,8 @@ export interface IngestOptions {
    * outside is skipped with a note and never read (the server's media roots).
    */
   confineTo?: string[];
+  /** How many people speak in these files, when known (`--speakers N`); the diarizer estimates it otherwise. */
+  speakers?: number;
   onProgress?: (event: IngestEvent) => void;
   signal?: AbortSignal;
 }
