@@ -1,0 +1,87 @@
+// Who said what, through the library API and the CLI, on a meeting whose subtitles name their speakers (WebVTT voices):
+// speakers listed with talk time, answers filtered by speaker and citing them, "who said", renaming without re-ingest.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { openLibrary, type Library } from "./library.js";
+import { runCli } from "./test-support/cli.js";
+
+const needsFfmpeg = spawnSync("ffmpeg", ["-version"]).error ? "ffmpeg is not installed (apt-get install ffmpeg)" : false;
+
+const cues = [
+  ["Dana", 1, 5, "Welcome everyone, today we decide the budget for next year."],
+  ["Sam", 6, 10, "I think we should move the search index to Postgres."],
+  ["Dana", 11, 15, "The budget for hardware stays at forty thousand euros."],
+  ["Ravi", 16, 20, "Postgres needs a server, and our users work offline."],
+  ["Sam", 21, 25, "Then SQLite it is, one file per library."],
+  ["Dana", 26, 30, "Agreed. The budget is approved and the meeting is closed."],
+] as const;
+
+const clock = (seconds: number): string => `00:00:${String(seconds).padStart(2, "0")}.000`;
+
+describe("speakers from a meeting's WebVTT voices", { skip: needsFfmpeg }, () => {
+  const scratch = mkdtempSync(join(tmpdir(), "videorag-speakers-test-"));
+  const libraryPath = join(scratch, "library");
+  let library: Library;
+  before(async () => {
+    const video = join(scratch, "meeting.mp4");
+    const made = spawnSync("ffmpeg", ["-y", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=320x240:r=5:d=32", "-pix_fmt", "yuv420p", video]);
+    assert.equal(made.status, 0, String(made.stderr));
+    writeFileSync(join(scratch, "meeting.vtt"), ["WEBVTT", "", ...cues.flatMap(([who, start, end, text]) => [`${clock(start)} --> ${clock(end)}`, `<v ${who}>${text}</v>`, ""])].join("\n"));
+    library = await openLibrary({ path: libraryPath, ocr: false, visual: false });
+    const report = await library.ingest([video]);
+    assert.equal(report.failed, 0, JSON.stringify(report.results));
+  });
+  after(async () => {
+    await library?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  test("the speakers come from the file, in order of first appearance, with their talk time and first words", async () => {
+    const { speakers } = await library.speakers("meeting.mp4");
+    assert.deepEqual(speakers.map((speaker) => [speaker.label, speaker.talkSeconds]), [["Dana", 12], ["Sam", 8], ["Ravi", 4]]);
+    assert.match(speakers[0]?.firstWords ?? "", /^Welcome everyone/);
+    const transcript = await library.transcript("meeting.mp4");
+    assert.deepEqual(transcript.segments.map((segment) => segment.speaker), cues.map(([who]) => who));
+  });
+
+  test("'what did Dana say about the budget?' quotes only Dana, and each citation names her", async () => {
+    const answer = await library.ask("what did Dana say about the budget?");
+    assert.ok(answer.citations.length > 0, answer.text);
+    assert.ok(answer.citations.every((citation) => citation.speaker === "Dana"), answer.text);
+    assert.match(answer.text, /\[meeting\.mp4 0:\d\d–0:\d\d · Dana\]/);
+  });
+
+  test("'who suggested Postgres?' answers with the speaker and the moment", async () => {
+    const answer = await library.ask("who suggested Postgres?");
+    assert.match(answer.text, /^Sam: “I think we should move the search index to Postgres\.” \[meeting\.mp4 0:06–0:10 · Sam\]/);
+  });
+
+  test("renaming a speaker changes citations, search and the speakers list, without ingesting again", async () => {
+    const renamed = await library.renameSpeaker("meeting.mp4", "Sam", "Sam Okafor");
+    assert.equal(renamed.find((speaker) => speaker.label === "Sam")?.name, "Sam Okafor");
+    const answer = await library.ask("who suggested Postgres?");
+    assert.match(answer.text, /^Sam Okafor: /);
+    assert.equal(answer.citations[0]?.speaker, "Sam Okafor");
+    const hits = await library.search("Postgres", { speaker: "Sam Okafor" });
+    assert.ok(hits.length > 0);
+    const byRavi = await library.search("offline", { speaker: "Ravi" });
+    assert.ok(byRavi.length > 0);
+    assert.deepEqual(await library.search("offline", { speaker: "Nobody" }), []);
+  });
+
+  test("the CLI lists and renames speakers; search --speaker keeps to theirs", () => {
+    const listed = runCli(scratch, ["speakers", "--library", libraryPath, "meeting.mp4", "--rename", "Dana=Dana Lee", "--json"]);
+    assert.equal(listed.status, 0, listed.stderr);
+    const json = JSON.parse(listed.stdout) as { speakers: { label: string; name?: string }[] };
+    assert.equal(json.speakers[0]?.name, "Dana Lee");
+    const bad = runCli(scratch, ["speakers", "--library", libraryPath, "meeting.mp4", "--rename", "Nobody=X"]);
+    assert.equal(bad.status, 2, bad.stderr);
+    const search = runCli(scratch, ["search", "--library", libraryPath, "budget", "--speaker", "Dana Lee", "--json"]);
+    assert.equal(search.status, 0, search.stderr);
+    assert.ok((JSON.parse(search.stdout) as { hits: unknown[] }).hits.length > 0);
+  });
+});
