@@ -1,11 +1,14 @@
-// Screenshots of the web UI for people to look at: a small library (friday.mp4 and popeye_vobsub.mkv from ../shared),
-// the server on a free port, and full-page PNGs of the Library (with its topics), Ask (after an answer), Search and
-// Video pages (one on an entity and a line of text, one on a chapter with a question answered about the video) at a
-// laptop size and a phone size. Needs `npm run build:web` first and Chromium at /usr/bin/chromium (or $CHROMIUM).
+// Screenshots of the web UI for people to look at: a small library (friday.mp4 and popeye_vobsub.mkv from ../shared,
+// and a meeting made here whose WebVTT subtitles name who speaks), the server on a free port, and full-page PNGs of the
+// Library (with its topics), Ask (after an answer), Search and Video pages (one on an entity and a line of text, one on
+// a chapter with a question answered about the video, and the meeting's: its speakers, one renamed in place, an answer
+// citing who speaks, and a name being edited), and Ask on the meeting, at a laptop size and a phone size. Needs `npm run build:web` first,
+// ffmpeg, and Chromium at /usr/bin/chromium (or $CHROMIUM).
 //
 //   node --import tsx scripts/screenshot-ui.ts <outdir>
 
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type Page } from "playwright-core";
@@ -16,6 +19,27 @@ import { needsShared, sharedPath } from "../src/test-support/shared.js";
 
 const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const root = new URL("..", import.meta.url).pathname;
+/** The meeting's voices: speaker, start and end second, words. */
+const meetingCues = [
+  ["Dana", 1, 5, "Welcome everyone, today we decide the budget for next year."],
+  ["Sam", 6, 10, "I think we should move the search index to Postgres."],
+  ["Dana", 11, 15, "The budget for hardware stays at forty thousand euros."],
+  ["Ravi", 16, 20, "Postgres needs a server, and our users work offline."],
+  ["Ravi", 20, 23, "Most of them ingest on a laptop on the train."],
+  ["Sam", 24, 28, "Then SQLite it is, one file per library."],
+  ["Dana", 29, 34, "Agreed. The budget is approved and the meeting is closed."],
+] as const;
+
+/** meeting.mp4 and its subtitles meeting.vtt in `folder`; returns the video's path. */
+function makeMeeting(folder: string): string {
+  const video = join(folder, "meeting.mp4");
+  const made = spawnSync("ffmpeg", ["-y", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=0x34495e:s=640x360:r=5:d=36", "-pix_fmt", "yuv420p", video]);
+  if (made.status !== 0) throw new Error(`ffmpeg could not make the meeting: ${String(made.stderr)}`);
+  const clock = (second: number): string => `00:00:${String(second).padStart(2, "0")}.000`;
+  writeFileSync(join(folder, "meeting.vtt"), ["WEBVTT", "", ...meetingCues.flatMap(([who, start, end, text]) => [`${clock(start)} --> ${clock(end)}`, `<v ${who}>${text}</v>`, ""])].join("\n"));
+  return video;
+}
+
 const sizes = [
   { name: "laptop", width: 1280, height: 800 },
   { name: "phone", width: 390, height: 844 },
@@ -31,7 +55,7 @@ async function main(): Promise<void> {
 
   const scratch = mkdtempSync(join(tmpdir(), "videorag-shots-"));
   const libraryPath = join(scratch, "library");
-  const media = [sharedPath("media/subtitled/friday.mp4"), sharedPath("media/subtitled/popeye_vobsub.mkv")];
+  const media = [sharedPath("media/subtitled/friday.mp4"), sharedPath("media/subtitled/popeye_vobsub.mkv"), makeMeeting(scratch)];
   const ingest = runCli(scratch, ["ingest", "--library", libraryPath, "--no-visual", ...media]);
   if (ingest.status !== 0) throw new Error(`ingest failed:\n${ingest.stderr}`);
 
@@ -43,6 +67,7 @@ async function main(): Promise<void> {
   });
   try {
     const popeye = (await library.list()).find((video) => video.title === "popeye_vobsub.mkv");
+    const meeting = (await library.list()).find((video) => video.title === "meeting.mp4");
     for (const size of sizes) {
       const page = await browser.newPage({ viewport: { width: size.width, height: size.height }, deviceScaleFactor: 1 });
       page.on("pageerror", (error) => console.error(`page error: ${error.message}`));
@@ -95,6 +120,40 @@ async function main(): Promise<void> {
       await page.evaluate("document.querySelector('video.main-player').pause()");
       await page.evaluate("scrollTo(0, 0)");
       await shot("video-chapters");
+
+      // The meeting: Sam renamed in place (the names are cleared first, so each size starts from the labels), then a
+      // question whose citation names who speaks.
+      for (const label of ["Sam", "Ravi"]) await library.renameSpeaker(meeting?.id ?? "", label, null);
+      await page.goto(`${server.url}/#/videos/${meeting?.id ?? ""}`);
+      await page.locator(".speakers .speaker-row").first().waitFor();
+      await page.locator('.speakers .speaker-name[data-label="Sam"]').click();
+      await page.getByLabel("Name for Sam").fill("Sam Okafor");
+      await page.getByLabel("Name for Sam").press("Enter");
+      await page.locator('.transcript .speaker-name[data-label="Sam"]', { hasText: "Sam Okafor" }).first().waitFor();
+      await page.getByLabel("Ask about this video").fill("who suggested Postgres?");
+      await page.getByLabel("Ask about this video").press("Enter");
+      await page.locator(".video-question .answer-footer").waitFor({ timeout: 30_000 });
+      await page.evaluate("scrollTo(0, 0)");
+      await shot("video-speakers");
+
+      // On the Ask page, the citation chip and the moment playing name who speaks.
+      await page.goto(`${server.url}/#/ask`);
+      await page.getByLabel("Question").fill("who suggested Postgres?");
+      await page.getByLabel("Question").press("Enter");
+      await page.locator(".citation-chip", { hasText: "Sam Okafor" }).first().click();
+      await page.locator('.moment-player[data-state="ended"]').waitFor({ timeout: 60_000 });
+      await shot("ask-speakers");
+
+      // A name being edited in the text, not saved yet.
+      await page.goto(`${server.url}/#/videos/${meeting?.id ?? ""}`);
+      await page.locator('.transcript .speaker-name[data-label="Ravi"]').first().waitFor();
+      await page.locator('.transcript .speaker-name[data-label="Ravi"]').first().click();
+      await page.getByLabel("Name for Ravi").fill("Ravi Patel");
+      await page.evaluate("scrollTo(0, 0)");
+      await settle(page);
+      const file = resolve(outDir, `video-speakers-rename-${size.name}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      console.log(file);
       await page.close();
     }
   } finally {

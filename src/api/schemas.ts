@@ -5,7 +5,7 @@ import { z } from "zod";
 // Imported from the files, not the folder's index, so the web UI can take these types without Node's.
 import { errorCodes, type ErrorCode } from "../spec/errors.js";
 import { retrievalModes } from "../spec/vocabulary.js";
-import type { Answer, Chapter, Citation, Hit, Video, Warning } from "../spec/model.js";
+import type { Answer, Chapter, Citation, Hit, Segment, Video, Warning } from "../spec/model.js";
 
 const segmentSourceValues = ["subtitle", "speech", "screen", "transcript", "visual", "caption"] as const;
 const errorCodeValues = Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]];
@@ -130,6 +130,8 @@ export const searchRequestSchema = z
     limit: limitSchema.optional(),
     /** Search only these videos (ids). */
     videoIds: z.array(z.string().min(1).max(200)).max(100).optional(),
+    /** Only moments where this speaker speaks: a name given to a speaker, or a label ("Speaker 2") that has none. */
+    speaker: z.string().trim().min(1).max(200).optional().describe("Only moments where this speaker (a name, or a label such as \"Speaker 2\") speaks"),
   })
   .strict();
 export const searchResponseSchema = z.object({ hits: z.array(hitSchema) });
@@ -191,8 +193,32 @@ export const segmentSchema = z.object({
   endSecond: z.number(),
   text: z.string(),
   source: segmentSourceSchema,
+  /** Who speaks: the label that stays the same when the speaker is renamed ("Speaker 2", or a subtitle's name). */
+  speaker: z.string().optional().describe("Who speaks: the speaker's label (\"Speaker 2\", or the name a subtitle gives), stable across renames; rename by it"),
+  /** The name a user gave the speaker, when there is one: what to show instead of the label. */
+  speakerName: z.string().optional().describe("The name given to the speaker, when one was: shown instead of the label"),
 });
 export const transcriptSchema = z.object({ videoId: z.string(), title: z.string(), segments: z.array(segmentSchema) });
+
+export const speakerSchema = z.object({
+  /** The label the segments carry: what a rename names. */
+  label: z.string(),
+  /** The name given to it, when one was. */
+  name: z.string().optional(),
+  talkSeconds: z.number(),
+  firstSecond: z.number(),
+  /** The first words the speaker says. */
+  firstWords: z.string(),
+});
+export const speakersResponseSchema = z
+  .object({ videoId: z.string(), title: z.string(), speakers: z.array(speakerSchema) })
+  .describe("A video's speakers in order of first appearance: label, name, talk time, first second and first words");
+export const renameSpeakerRequestSchema = z
+  .object({
+    // A cap on what is read; the library's own rule (100 characters, one line, not another speaker's label) is the one users meet.
+    name: z.string().max(1000).nullable().describe("The speaker's name (at most 100 characters, one line), or null to clear it"),
+  })
+  .strict();
 
 export const ingestPathsRequestSchema = z
   .object({
@@ -266,6 +292,8 @@ export type VideoDetailJson = z.infer<typeof videoDetailSchema>;
 export type JobJson = z.infer<typeof jobSchema>;
 export type EntityJson = z.infer<typeof entitySchema>;
 export type SearchRequest = z.infer<typeof searchRequestSchema>;
+export type SegmentJson = z.infer<typeof segmentSchema>;
+export type SpeakersJson = z.infer<typeof speakersResponseSchema>;
 export type AskRequest = z.infer<typeof askRequestSchema>;
 
 /** A hit as the faces show it (the library's value minus nothing internal today, but fixed in shape). */
@@ -293,6 +321,30 @@ export function answerJson(question: string, answer: Answer): AnswerJson {
     ...(answer.intent ? { intent: answer.intent } : {}),
     ...(answer.scope ? { scope: answer.scope } : {}),
     ...(answer.count !== undefined ? { count: answer.count } : {}),
+  };
+}
+
+/**
+ * A segment as the faces show it: its speaker's label, and the name given to that label (`names`, label → name) when
+ * there is one, so that a face shows the name and renames by the label.
+ */
+export function segmentJson(segment: Segment, names: Readonly<Record<string, string>> = {}): SegmentJson {
+  const { startSecond, endSecond, text, source, speaker } = segment;
+  // An empty label is no speaker to show (the speakers list leaves it out too).
+  if (!speaker) return { startSecond, endSecond, text, source };
+  const name = Object.hasOwn(names, speaker) ? names[speaker] : undefined;
+  return { startSecond, endSecond, text, source, speaker, ...(name ? { speakerName: name } : {}) };
+}
+
+/** A video's speakers as the faces show them (the library's VideoSpeaker, matched structurally as summaryJson's value is). */
+export function speakersJson(
+  video: Pick<Video, "id" | "title">,
+  speakers: readonly { label: string; name?: string; talkSeconds: number; firstSecond: number; firstWords: string }[],
+): SpeakersJson {
+  return {
+    videoId: video.id,
+    title: video.title,
+    speakers: speakers.map(({ label, name, talkSeconds, firstSecond, firstWords }) => ({ label, ...(name ? { name } : {}), talkSeconds, firstSecond, firstWords })),
   };
 }
 

@@ -1,10 +1,11 @@
 // `videorag mcp` as an AI assistant meets it: a real MCP client spawns the CLI over stdio and calls each tool on a
 // library holding friday.mp4, whose subtitles (friday.vtt) say "Yes, he's in - in a bad humor" from 0:03.000 to 0:04.299
 // and "Somebody must've stolen the crown jewels" from 0:04.300 to 0:06.000, and the transcript of a Popeye cartoon
-// (video "popeye", known by its subtitles only), which says "That's the biggest buzzard I ever saw" at 0:57.
+// (video "popeye", known by its subtitles only), which says "That's the biggest buzzard I ever saw" at 0:57, and a
+// meeting known by its WebVTT transcript, whose voices name who speaks (Dana, Sam, whom the CLI names "Sam Okafor").
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -13,14 +14,28 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import type { AnswerJson, chaptersResponseSchema, HitJson, summaryResponseSchema, VideoJson } from "../api/schemas.js";
+import type { AnswerJson, chaptersResponseSchema, HitJson, SegmentJson, SpeakersJson, summaryResponseSchema, VideoJson } from "../api/schemas.js";
 import { cliArguments, runCli } from "../test-support/cli.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
 
 const server = cliArguments(["mcp"]);
-const toolNames = ["ask", "get_transcript", "list_chapters", "list_videos", "search", "summarize_video"];
+const toolNames = ["ask", "get_transcript", "list_chapters", "list_speakers", "list_videos", "search", "summarize_video"];
 
-type Segment = { startSecond: number; endSecond: number; text: string; source: string };
+type Segment = SegmentJson;
+
+const meetingVtt = [
+  "WEBVTT",
+  "",
+  "00:00:01.000 --> 00:00:05.000",
+  "<v Dana>Welcome everyone, today we decide the budget for next year.</v>",
+  "",
+  "00:00:06.000 --> 00:00:10.000",
+  "<v Sam>I think we should move the search index to Postgres.</v>",
+  "",
+  "00:00:11.000 --> 00:00:15.000",
+  "<v Dana>The budget for hardware stays at forty thousand euros.</v>",
+  "",
+].join("\n");
 
 /** The text a tool returned for the model, all its parts joined. */
 function textOf(result: CallToolResult): string {
@@ -42,8 +57,11 @@ describe("videorag mcp over stdio", { skip: needsShared }, () => {
     const transcripts = join(scratch, "transcripts");
     mkdirSync(transcripts);
     copyFileSync(sharedPath("media/subtitled/popeye_p3.eng.srt"), join(transcripts, "popeye.srt"));
+    writeFileSync(join(transcripts, "meeting.vtt"), meetingVtt);
     const ingest = runCli(scratch, ["ingest", "--library", library, "--no-visual", "--transcripts", transcripts, sharedPath("media/subtitled/friday.mp4")]);
     assert.equal(ingest.status, 0, ingest.stderr);
+    const renamed = runCli(scratch, ["speakers", "--library", library, "meeting", "--rename", "Sam=Sam Okafor"]);
+    assert.equal(renamed.status, 0, renamed.stderr);
     const environment = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
     const transport = new StdioClientTransport({
       command: process.execPath,
@@ -59,7 +77,7 @@ describe("videorag mcp over stdio", { skip: needsShared }, () => {
 
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
-  test("the server names itself and offers its six tools", async () => {
+  test("the server names itself and offers its seven tools", async () => {
     assert.equal(client.getServerVersion()?.name, "videorag");
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), toolNames);
@@ -102,7 +120,7 @@ describe("videorag mcp over stdio", { skip: needsShared }, () => {
     const result = await call("list_videos", {});
     assert.ok(!result.isError, textOf(result));
     const { videos } = result.structuredContent as { videos: VideoJson[] };
-    assert.deepEqual(videos.map((video) => video.title).sort(), ["friday.mp4", "popeye"]);
+    assert.deepEqual(videos.map((video) => video.title).sort(), ["friday.mp4", "meeting", "popeye"]);
     const video = videos.find((listed) => listed.title === "friday.mp4");
     assert.equal(video?.title, "friday.mp4");
     assert.ok((video?.durationSeconds ?? 0) > 5, `lasts ${video?.durationSeconds} s`);
@@ -129,6 +147,47 @@ describe("videorag mcp over stdio", { skip: needsShared }, () => {
     const text = textOf(result);
     assert.match(text, /\[friday\.mp4 0:03–0:04\] seconds 3–4\.3 \(subtitle\) Yes, he's in - in a bad humor/);
     assert.doesNotMatch(text, /Hildy|crown jewels/);
+  });
+
+  test("get_transcript says who speaks each line: the label in structure, with the name given to it; the name in text", async () => {
+    const result = await call("get_transcript", { video: "meeting", fromSecond: 0, toSecond: 12 });
+    assert.ok(!result.isError, textOf(result));
+    const { segments } = result.structuredContent as { segments: Segment[] };
+    assert.deepEqual(
+      segments.map((segment) => [segment.startSecond, segment.speaker, segment.speakerName]),
+      [
+        [1, "Dana", undefined],
+        [6, "Sam", "Sam Okafor"],
+        [11, "Dana", undefined],
+      ],
+    );
+    const text = textOf(result);
+    assert.match(text, /^\[meeting 0:01–0:05 · Dana\] seconds 1–5 \(transcript\) Welcome everyone/m);
+    assert.match(text, /^\[meeting 0:06–0:10 · Sam Okafor\] seconds 6–10 \(transcript\) I think we should move/m);
+  });
+
+  test("list_speakers gives who speaks, in order, with talk time, first words and the name given; search keeps to a speaker", async () => {
+    const result = await call("list_speakers", { video: "meeting" });
+    assert.ok(!result.isError, textOf(result));
+    const body = result.structuredContent as SpeakersJson;
+    assert.equal(body.videoId, "meeting");
+    assert.deepEqual(
+      body.speakers.map(({ label, name, talkSeconds, firstSecond }) => [label, name, talkSeconds, firstSecond]),
+      [
+        ["Dana", undefined, 8, 1],
+        ["Sam", "Sam Okafor", 4, 6],
+      ],
+    );
+    const text = textOf(result);
+    assert.match(text, /^meeting \(video meeting\), 2 speakers in order of first appearance:/);
+    assert.match(text, /^2\. Sam Okafor \(label "Sam"\): 4 seconds of talk, first at 0:06 \(second 6\): "I think we should move/m);
+    const none = await call("list_speakers", { video: "friday.mp4" });
+    assert.match(textOf(none), /friday\.mp4 \(video \w+\) has no speakers/);
+
+    const bySam = (await call("search", { query: "Postgres", speaker: "Sam Okafor" })).structuredContent as { hits: HitJson[] };
+    assert.ok(bySam.hits.length > 0 && bySam.hits.every((hit) => hit.videoId === "meeting"), JSON.stringify(bySam.hits));
+    const byNobody = (await call("search", { query: "Postgres", speaker: "Nobody" })).structuredContent as { hits: HitJson[] };
+    assert.deepEqual(byNobody.hits, []);
   });
 
   test("search and ask with videoIds keep to those videos; an unknown one is an error result", async () => {
@@ -270,7 +329,7 @@ describe("videorag mcp answers lines it cannot serve and keeps serving", () => {
     assert.equal(child.exitCode, null, "the server is still running");
   });
 
-  test("after all that, the server still initializes and lists its six tools", async () => {
+  test("after all that, the server still initializes and lists its seven tools", async () => {
     const initialize = {
       jsonrpc: "2.0",
       id: 4,

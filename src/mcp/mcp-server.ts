@@ -1,5 +1,5 @@
 // The Model Context Protocol face of a library: tools an AI assistant calls over stdio to search, ask, list videos,
-// read transcripts and chapters, and summarize a video. Every result cites the video and the second twice: in text for the model, and as structured content.
+// read transcripts (who speaks included), list a video's chapters and speakers, and summarize a video. Every result cites the video and the second twice: in text for the model, and as structured content.
 
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -15,6 +15,9 @@ import {
   retrievalModeSchema,
   searchRequestSchema,
   searchResponseSchema,
+  segmentJson,
+  speakersJson,
+  speakersResponseSchema,
   summaryJson,
   summaryResponseSchema,
   transcriptSchema,
@@ -22,6 +25,7 @@ import {
   videoListSchema,
   type AnswerJson,
   type HitJson,
+  type SpeakersJson,
   type VideoJson,
 } from "../api/schemas.js";
 import type { Library } from "../library.js";
@@ -118,10 +122,24 @@ function videosText(videos: VideoJson[]): string {
 function transcriptText(transcript: Transcript, range: { fromSecond: number; toSecond: number; estimated: boolean }): string {
   const head = `${transcript.title} (video ${transcript.videoId}), seconds ${seconds(range.fromSecond)}–${seconds(range.toSecond)}:`;
   if (transcript.segments.length === 0) return `${head} no indexed text in this range.`;
-  const lines = transcript.segments.map(
-    (segment) => `${formatCitation({ title: transcript.title, ...segment }, range.estimated)} seconds ${seconds(segment.startSecond)}–${seconds(segment.endSecond)} (${segment.source}) ${oneLine(segment.text, 1000)}`,
-  );
+  const lines = transcript.segments.map((segment) => {
+    // Who speaks, as citations name them: the name given, else the label.
+    const cited = { title: transcript.title, startSecond: segment.startSecond, endSecond: segment.endSecond, speaker: segment.speakerName ?? segment.speaker };
+    return `${formatCitation(cited, range.estimated)} seconds ${seconds(segment.startSecond)}–${seconds(segment.endSecond)} (${segment.source}) ${oneLine(segment.text, 1000)}`;
+  });
   return [head, ...lines].join("\n");
+}
+
+function speakersText(body: SpeakersJson): string {
+  const head = `${body.title} (video ${body.videoId})`;
+  if (body.speakers.length === 0) return `${head} has no speakers: no speech was split into voices, and no subtitle names who speaks.`;
+  return [
+    `${head}, ${body.speakers.length} ${body.speakers.length === 1 ? "speaker" : "speakers"} in order of first appearance:`,
+    ...body.speakers.map((speaker, index) => {
+      const who = speaker.name ? `${speaker.name} (label "${speaker.label}")` : speaker.label;
+      return `${index + 1}. ${who}: ${seconds(speaker.talkSeconds)} seconds of talk, first at ${formatTimestamp(speaker.firstSecond)} (second ${seconds(speaker.firstSecond)}): "${oneLine(speaker.firstWords, 200)}"`;
+    }),
+  ].join("\n");
 }
 
 /** A tool's success: the text the model reads and the same facts as structured content. */
@@ -146,9 +164,9 @@ export function createMcpServer(library: Library, options: McpServerOptions): Mc
     {
       instructions:
         "A library of videos indexed by what is said and shown in them. Use search to find moments, ask for an answer with " +
-        "citations (both can be limited to some videos with videoIds), list_videos to see the library, get_transcript to " +
-        "read what is said around a moment, list_chapters for a video's parts and summarize_video for what it says. Cite " +
-        "moments to the user as [title m:ss–m:ss].",
+        "citations (both can be limited to some videos with videoIds, search to one speaker), list_videos to see the library, " +
+        "get_transcript to read what is said around a moment and who says it, list_chapters for a video's parts, " +
+        "list_speakers for who speaks in it and summarize_video for what it says. Cite moments to the user as [title m:ss–m:ss].",
     },
   );
 
@@ -162,13 +180,14 @@ export function createMcpServer(library: Library, options: McpServerOptions): Mc
         mode: modeField,
         limit: limitField("Most moments to return (default 10)"),
         videoIds: videoIdsField("Search only these videos"),
+        speaker: searchRequestSchema.shape.speaker.describe("Only moments where this speaker speaks: a name from list_speakers, or a label such as \"Speaker 2\""),
       },
       outputSchema: searchResponseSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ query, mode, limit, videoIds }, extra) =>
+    ({ query, mode, limit, videoIds, speaker }, extra) =>
       guarded(async () => {
-        const hits = (await library.search(query, { mode, limit, videos: videoIds, signal: extra.signal })).map(hitJson);
+        const hits = (await library.search(query, { mode, limit, videos: videoIds, speaker, signal: extra.signal })).map(hitJson);
         return result(searchText(query, hits), { hits });
       }),
   );
@@ -217,7 +236,7 @@ export function createMcpServer(library: Library, options: McpServerOptions): Mc
     {
       title: "Read a video's transcript",
       description:
-        "The indexed text of one video (subtitles, speech, on-screen text) between two seconds, each line with its seconds and source.",
+        "The indexed text of one video (subtitles, speech, on-screen text) between two seconds, each line with its seconds, its source and who speaks (the speaker's name, else its label).",
       inputSchema: {
         video: videoField,
         fromSecond: secondField("Start of the range in seconds (default 0)"),
@@ -232,11 +251,10 @@ export function createMcpServer(library: Library, options: McpServerOptions): Mc
           throw new VideoRagError("ARGUMENT_INVALID", `toSecond (${toSecond}) is before fromSecond (${fromSecond})`);
         }
         const { video, segments } = await library.transcript(reference, fromSecond, toSecond);
-        const transcript: Transcript = {
-          videoId: video.id,
-          title: video.title,
-          segments: segments.map(({ startSecond, endSecond, text, source }) => ({ startSecond, endSecond, text, source })),
-        };
+        // The names given to the labels, read only when some line has a speaker.
+        const speakers = segments.some((segment) => segment.speaker) ? (await library.speakers(video.id)).speakers : [];
+        const names = Object.fromEntries(speakers.flatMap((speaker) => (speaker.name ? [[speaker.label, speaker.name]] : [])));
+        const transcript: Transcript = { videoId: video.id, title: video.title, segments: segments.map((segment) => segmentJson(segment, names)) };
         const range = { fromSecond: fromSecond ?? 0, toSecond: toSecond ?? video.durationSeconds, estimated: video.timesEstimated };
         return result(transcriptText(transcript, range), transcript);
       }),
@@ -257,6 +275,24 @@ export function createMcpServer(library: Library, options: McpServerOptions): Mc
         const { video, chapters } = await library.chapters(reference);
         const body: Chapters = { videoId: video.id, title: video.title, chapters: chapters.map(chapterJson) };
         return result(chaptersText(body), body);
+      }),
+  );
+
+  server.registerTool(
+    "list_speakers",
+    {
+      title: "List a video's speakers",
+      description:
+        "Who speaks in one video, in order of first appearance: each speaker's label, the name a user gave it (if any), seconds of talk, the second they first speak and their first words.",
+      inputSchema: { video: videoField },
+      outputSchema: speakersResponseSchema,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ video: reference }) =>
+      guarded(async () => {
+        const { video, speakers } = await library.speakers(reference);
+        const body = speakersJson(video, speakers);
+        return result(speakersText(body), body);
       }),
   );
 

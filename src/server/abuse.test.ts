@@ -40,6 +40,7 @@ describe("abuse: videorag serve under fuzzers and a symlink maze", { skip: needs
   let stderr = "";
   let exited: number | null | undefined;
   let fridayId: string;
+  let meetingId: string;
   const statuses = new Map<string, number>();
   const serverErrors: string[] = [];
 
@@ -58,7 +59,11 @@ describe("abuse: videorag serve under fuzzers and a symlink maze", { skip: needs
     outside = join(scratch, "outside");
     mkdirSync(maze);
     mkdirSync(outside);
-    const ingested = runCli(scratch, ["ingest", "--library", library, "--no-visual", sharedPath("media/subtitled/friday.mp4")]);
+    // A meeting known by its transcript, whose voices give the speaker routes speakers to rename.
+    const transcripts = join(scratch, "transcripts");
+    mkdirSync(transcripts);
+    writeFileSync(join(transcripts, "meeting.vtt"), "WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Dana>The budget is approved.</v>\n\n00:00:05.000 --> 00:00:08.000\n<v Sam>Then we move to SQLite.</v>\n");
+    const ingested = runCli(scratch, ["ingest", "--library", library, "--no-visual", "--transcripts", transcripts, sharedPath("media/subtitled/friday.mp4")]);
     assert.equal(ingested.status, 0, ingested.stderr);
     server = spawn(process.execPath, cliArguments(["serve", "--port", "0", "--library", library, "--media-root", maze, "--upload-limit", String(uploadLimitMiB)]), {
       cwd: scratch,
@@ -78,7 +83,9 @@ describe("abuse: videorag serve under fuzzers and a symlink maze", { skip: needs
     });
     port = Number(new URL(url).port);
     const { videos } = (await (await fetch(`${url}/api/videos`)).json()) as { videos: VideoJson[] };
-    fridayId = videos[0]?.id ?? "";
+    fridayId = videos.find((video) => video.title === "friday.mp4")?.id ?? "";
+    meetingId = videos.find((video) => video.title === "meeting")?.id ?? "";
+    assert.ok(fridayId && meetingId, JSON.stringify(videos.map((video) => video.title)));
   });
 
   after(async () => {
@@ -160,13 +167,15 @@ describe("abuse: videorag serve under fuzzers and a symlink maze", { skip: needs
     };
     const routes = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method: method.toUpperCase(), operation })));
     routes.push({ path: "/api/login", method: "POST", operation: {} });
-    assert.ok(routes.length >= 22, `${routes.length} routes`);
-    for (const path of ["/api/videos/{id}/chapters", "/api/videos/{id}/chapters.vtt", "/api/videos/{id}/summary", "/api/topics"]) assert.ok(document.paths[path], `${path} is fuzzed`);
+    assert.ok(routes.length >= 24, `${routes.length} routes`);
+    for (const path of ["/api/videos/{id}/chapters", "/api/videos/{id}/chapters.vtt", "/api/videos/{id}/summary", "/api/topics", "/api/videos/{id}/speakers", "/api/videos/{id}/speakers/{label}"]) {
+      assert.ok(document.paths[path], `${path} is fuzzed`);
+    }
     const ids = ["0123456789ab", "..", "%2e%2e%2f%2e%2e%2fetc%2fpasswd", "%ff", "a".repeat(300), "名前", "%00", "-1", "1e309", "null", "%c0%ae"];
     const values = ["abc", "-1", "0", "1e309", "NaN", "", "%ff", "%00", "99999999999", "1,2", "[]", "x".repeat(2000), "Infinity", "0x10", "short", "long"];
     const jsonBodies = (): string => {
       const wrong = [1, -1, Number.MAX_VALUE, "", "x".repeat(5000), null, true, [], {}, [1, "a"], { nested: { deeper: [] } }];
-      const fields = ["query", "question", "limit", "mode", "extract", "paths", "incremental", "token", "videoIds"];
+      const fields = ["query", "question", "limit", "mode", "extract", "paths", "incremental", "token", "videoIds", "speaker", "name"];
       const object: Record<string, unknown> = {};
       for (let count = random.int(4); count >= 0; count--) object[random.pick(fields)] = random.pick(wrong);
       return random.pick([
@@ -178,6 +187,9 @@ describe("abuse: videorag serve under fuzzers and a symlink maze", { skip: needs
         JSON.stringify({ paths: [random.pick(["relative/x.mp4", "/etc/passwd", maze, `${maze}/../outside`, "\0"])] }),
         JSON.stringify({ query: random.pick(["the", "", "*", "\"", "NEAR(", "a OR b", "-x", "%", "^"]) }),
         JSON.stringify({ question: random.pick(["who?", "", "?".repeat(3000)]), mode: random.pick(["naive", "graph", "bad"]) }),
+        // A speaker's name: real ones, another's label, odd text, wrong types; and search by speaker.
+        JSON.stringify({ name: random.pick(["Dana Lee", "Sam", "Dana", null, "", " ", "\u0000", "\u202e", "x".repeat(101), "__proto__", "<v X>", "名前", 5, [], {}]) }),
+        JSON.stringify({ query: random.pick(["budget", "the", ""]), speaker: random.pick(["Dana", "Sam", "Speaker 1", "", "%", "__proto__", "x".repeat(300), null, 1]) }),
         // Scoped to videos: the real one, ones that are not there, paths and titles (ids only), wrong types.
         JSON.stringify({
           [random.pick(["query", "question"])]: random.pick(["who?", "crown jewels", ""]),
@@ -189,8 +201,11 @@ describe("abuse: videorag serve under fuzzers and a symlink maze", { skip: needs
     for (let round = 0; round < 700; round++) {
       const route = random.pick(routes);
       // Deleting the one video would leave later cases nothing to read; everything else may take the real id.
-      const id = route.method !== "DELETE" && random.next() < 0.5 ? fridayId : random.pick(ids);
-      let path = route.path.replace("{id}", id).replace("{key}", random.pick(["1", "-1", "abc", "1.5", "99999999999999999999", "%ff"]));
+      const id = route.method !== "DELETE" && random.next() < 0.5 ? random.pick([fridayId, meetingId]) : random.pick(ids);
+      let path = route.path
+        .replace("{id}", id)
+        .replace("{key}", random.pick(["1", "-1", "abc", "1.5", "99999999999999999999", "%ff"]))
+        .replace("{label}", random.pick(["Dana", "Sam", "Speaker%201", "%ff", "%00", "%2F..%2F", "__proto__", "constructor", "x".repeat(300), "%E2%80%AE", "%20"]));
       const query = (route.operation.parameters ?? []).filter((parameter) => parameter.in === "query").map((parameter) => parameter.name);
       if (random.next() < 0.3) query.push(random.pick(["from", "to", "t", "q", "limit", "length", "%ff", "a[b]"]));
       if (query.length > 0) path += `?${query.map((name) => `${name}=${encodeURIComponent(random.pick(values)).replace("%25ff", "%ff")}`).join("&")}`;
@@ -198,7 +213,7 @@ describe("abuse: videorag serve under fuzzers and a symlink maze", { skip: needs
       if (random.next() < 0.4) headers.Range = random.pick(["bytes=0-", "bytes=-", "bytes=5-1", "bytes=-0", "bytes=999999999999-", "bytes=0-1,5-9", "items=0-1", "bytes=abc", "bytes=-99999999999"]);
       if (random.next() < 0.2) headers.Accept = "text/event-stream";
       let body: string | undefined;
-      if (route.method === "POST" || (route.method === "DELETE" && random.next() < 0.2)) {
+      if (route.method === "POST" || route.method === "PUT" || (route.method === "DELETE" && random.next() < 0.2)) {
         body = jsonBodies();
         headers["Content-Type"] = random.pick(["application/json", "application/json", "application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]);
       }

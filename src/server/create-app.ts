@@ -1,6 +1,7 @@
 // The HTTP API over the library API, as an app factory (tested in-process with requests): videos, media with byte
-// ranges, thumbnails, transcripts, chapters, summaries, topics, search, ask (JSON or server-sent events), ingest jobs,
-// the knowledge graph, the OpenAPI document and the web UI. Errors are `{ error: { code, message } }` with the status from the one error table.
+// ranges, thumbnails, transcripts, chapters, speakers (listed and renamed), summaries, topics, search, ask (JSON or
+// server-sent events), ingest jobs, the knowledge graph, the OpenAPI document and the web UI. Errors are
+// `{ error: { code, message } }` with the status from the one error table.
 
 import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { extname, join, resolve, sep } from "node:path";
@@ -15,7 +16,10 @@ import {
   chaptersResponseSchema,
   hitJson,
   ingestPathsRequestSchema,
+  renameSpeakerRequestSchema,
   searchRequestSchema,
+  segmentJson,
+  speakersJson,
   summaryJson,
   topicsResponseSchema,
   videoJson,
@@ -31,6 +35,7 @@ import { openApiDocument } from "./openapi.js";
 import { receiveUpload } from "./receive-upload.js";
 import { isInside } from "../media/index.js";
 import { confinedPath, decodedPath, errorResponse, securityRules, sameSecret, sessionCookie, sessionValue } from "./security-rules.js";
+import { webVtt } from "./transcript-vtt.js";
 import { createVideoMedia, fileResponse } from "./video-media.js";
 
 export interface AppOptions {
@@ -178,21 +183,38 @@ export function createApp(options: AppOptions): Hono {
     return fileResponse(file, "image/jpeg", undefined, { "Cache-Control": "private, max-age=86400" });
   });
 
+  /** The names given to the speakers of these segments (label → name); nothing is read when none has a speaker. */
+  const speakerNames = async (video: Video, segments: readonly Segment[]): Promise<Record<string, string>> => {
+    if (!segments.some((segment) => segment.speaker)) return {};
+    const { speakers } = await library.speakers(video.id);
+    return Object.fromEntries(speakers.flatMap((speaker) => (speaker.name ? [[speaker.label, speaker.name]] : [])));
+  };
+
   app.get("/api/videos/:id/transcript.vtt", async (c) => {
     const video = await videoById(c.req.param("id"));
     const { segments } = await library.transcript(video.id);
     c.header("Content-Type", "text/vtt; charset=utf-8");
-    return c.body(webVtt(segments));
+    return c.body(webVtt(segments, await speakerNames(video, segments)));
   });
 
   app.get("/api/videos/:id/transcript", async (c) => {
     const video = await videoById(c.req.param("id"));
     const { segments } = await library.transcript(video.id, secondQuery(c, "from"), secondQuery(c, "to"));
-    return c.json({
-      videoId: video.id,
-      title: video.title,
-      segments: segments.map(({ startSecond, endSecond, text, source }) => ({ startSecond, endSecond, text, source })),
-    });
+    const names = await speakerNames(video, segments);
+    return c.json({ videoId: video.id, title: video.title, segments: segments.map((segment) => segmentJson(segment, names)) });
+  });
+
+  app.get("/api/videos/:id/speakers", async (c) => {
+    const { video, speakers } = await library.speakers((await videoById(c.req.param("id"))).id);
+    return c.json(speakersJson(video, speakers));
+  });
+
+  // By label, as the transcript's segments carry it; the name goes in the body, so any name is sent as it is.
+  app.put("/api/videos/:id/speakers/:label", async (c) => {
+    const video = await videoById(c.req.param("id"));
+    const request = await readJson(c, renameSpeakerRequestSchema);
+    const speakers = await library.renameSpeaker(video.id, c.req.param("label"), request.name);
+    return c.json(speakersJson(video, speakers));
   });
 
   app.get("/api/videos/:id/chapters.vtt", async (c) => {
@@ -233,7 +255,7 @@ export function createApp(options: AppOptions): Hono {
   app.post("/api/search", async (c) => {
     const request = await readJson(c, searchRequestSchema);
     const videos = await scope(request.videoIds);
-    const hits = await questions.search(request.query, { limit: request.limit ?? 10, mode: request.mode, videos, signal: c.req.raw.signal });
+    const hits = await questions.search(request.query, { limit: request.limit ?? 10, mode: request.mode, videos, speaker: request.speaker, signal: c.req.raw.signal });
     return c.json({ hits: hits.map(hitJson) });
   });
 
@@ -397,25 +419,4 @@ function secondQuery(c: Context, name: string): number | undefined {
   const second = value.trim() === "" ? Number.NaN : Number(value);
   if (!Number.isFinite(second) || second < 0) throw new VideoRagError("ARGUMENT_INVALID", `${name} must be a second ≥ 0, not "${value.slice(0, 40)}"`);
   return second;
-}
-
-/** The indexed text as WebVTT cues; text that is not speech says where it came from. */
-export function webVtt(segments: Segment[]): string {
-  const cueTime = (second: number): string => {
-    const whole = Math.max(0, second);
-    const hours = Math.floor(whole / 3600);
-    const minutes = Math.floor((whole % 3600) / 60);
-    const seconds = whole % 60;
-    return `${String(hours).padStart(2, "0")}:${String(minutes).padStart(2, "0")}:${seconds.toFixed(3).padStart(6, "0")}`;
-  };
-  const label: Partial<Record<Segment["source"], string>> = { screen: "(on screen) ", visual: "(seen) ", caption: "(seen) " };
-  const cues = [...segments]
-    .sort((a, b) => a.startSecond - b.startSecond)
-    .map((segment) => {
-      const end = Math.max(segment.endSecond, segment.startSecond + 0.5);
-      // A blank line would end the cue early; "-->" would start a new one.
-      const text = `${label[segment.source] ?? ""}${segment.text}`.replace(/\n\s*\n/g, "\n").replaceAll("-->", "->");
-      return `${cueTime(segment.startSecond)} --> ${cueTime(end)}\n${text}`;
-    });
-  return `WEBVTT\n\n${cues.join("\n\n")}\n`;
 }

@@ -138,7 +138,10 @@ export async function startLibraryThreads(options: LibraryOptions, settings: { q
   const leastBusy = (): LibraryThread => queries.reduce((best, thread) => (thread.load < best.load ? thread : best));
   return {
     search: (query, { signal, ...rest } = {}) =>
-      leastBusy().call<Hit[]>({ method: "search", query, options: { limit: rest.limit, mode: rest.mode, videos: rest.videos ? [...rest.videos] : undefined } }, signal),
+      leastBusy().call<Hit[]>(
+        { method: "search", query, options: { limit: rest.limit, mode: rest.mode, videos: rest.videos ? [...rest.videos] : undefined, speaker: rest.speaker } },
+        signal,
+      ),
     ask: (question, { signal, onMoments, onText, onExtraction, ...rest } = {}) =>
       leastBusy().call<Answer>(
         {

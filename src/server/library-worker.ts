@@ -10,7 +10,7 @@ import type { SummaryLength } from "../summary/index.js";
 
 /** A request from the server's thread. */
 export type WorkerRequest =
-  | { id: number; method: "search"; query: string; options: { limit?: number; mode?: string; videos?: string[] } }
+  | { id: number; method: "search"; query: string; options: { limit?: number; mode?: string; videos?: string[]; speaker?: string } }
   | { id: number; method: "ask"; question: string; options: { limit?: number; mode?: string; extract?: boolean; busyPaths?: string[]; videos?: string[] } }
   | { id: number; method: "summarize"; reference: string; options: { length?: SummaryLength } }
   | { id: number; method: "ingest"; inputs: string[]; options: { incremental?: boolean; confineTo?: string[]; describeEntities?: boolean } }

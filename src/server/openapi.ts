@@ -15,9 +15,11 @@ import {
   jobCreatedSchema,
   jobListSchema,
   jobSchema,
+  renameSpeakerRequestSchema,
   searchRequestSchema,
   searchResponseSchema,
   statusSchema,
+  speakersResponseSchema,
   summaryResponseSchema,
   topicsResponseSchema,
   transcriptSchema,
@@ -35,6 +37,8 @@ const schemas: Record<string, z.ZodTypeAny> = {
   VideoDetail: videoDetailSchema,
   Transcript: transcriptSchema,
   Chapters: chaptersResponseSchema,
+  Speakers: speakersResponseSchema,
+  RenameSpeakerRequest: renameSpeakerRequestSchema,
   Summary: summaryResponseSchema,
   Topics: topicsResponseSchema,
   SearchRequest: searchRequestSchema,
@@ -101,7 +105,7 @@ export function openApiDocument(version: string): JsonObject {
         }),
       },
       "/api/videos/{id}/transcript.vtt": {
-        get: operation("The indexed text (subtitles, speech, screen text) as WebVTT", { 200: { description: "text/vtt", content: { "text/vtt": {} } }, ...errors(404) }, {
+        get: operation("The indexed text (subtitles, speech, screen text) as WebVTT, who speaks as voice spans (<v Dana>…</v>)", { 200: { description: "text/vtt", content: { "text/vtt": {} } }, ...errors(404) }, {
           parameters: [idParameter],
         }),
       },
@@ -122,6 +126,21 @@ export function openApiDocument(version: string): JsonObject {
           parameters: [idParameter],
         }),
       },
+      "/api/videos/{id}/speakers": {
+        get: operation("The video's speakers in order of first appearance: label, name, talk time, first second and first words", { 200: json("Speakers"), ...errors(404) }, {
+          parameters: [idParameter],
+        }),
+      },
+      "/api/videos/{id}/speakers/{label}": {
+        put: operation(
+          "Name a speaker of the video (null clears the name); answers with the video's speakers as they are now",
+          { 200: json("Speakers"), ...errors(400, 403, 404, 413, 415) },
+          {
+            parameters: [idParameter, { name: "label", in: "path", required: true, schema: { type: "string" }, description: "The speaker's label, as its segments carry it (\"Speaker 2\")" }],
+            ...body("RenameSpeakerRequest"),
+          },
+        ),
+      },
       "/api/videos/{id}/summary": {
         get: operation("A summary of the video, each sentence citing its moment", { 200: json("Summary"), ...errors(400, 404) }, {
           parameters: [
@@ -132,7 +151,7 @@ export function openApiDocument(version: string): JsonObject {
       },
       "/api/videos/{id}/entities": { get: operation("The graph entities a video mentions", { 200: json("EntityList"), ...errors(404) }, { parameters: [idParameter] }) },
       "/api/topics": { get: operation("The library's topics: its videos grouped by what they say, each group labelled", { 200: json("Topics") }) },
-      "/api/search": { post: operation("Ranked moments for a query, in the whole library or the videos named by videoIds", { 200: json("SearchResponse"), ...errors(400, 404, 413) }, body("SearchRequest")) },
+      "/api/search": { post: operation("Ranked moments for a query, in the whole library or the videos named by videoIds, of one speaker when speaker is given", { 200: json("SearchResponse"), ...errors(400, 404, 413) }, body("SearchRequest")) },
       "/api/ask": {
         post: operation(
           "An answer with citations (about the videos named by videoIds, or the whole library); with Accept: text/event-stream, server-sent events moments, extraction, text, citation, done, error",

@@ -3,9 +3,10 @@
 // an HEVC MKV with bitmap subtitles transcoded by the server); a video's page lists its chapters and marks them on the
 // timeline, each seeking the player, and answers a question about that video alone; an upload through the page's file
 // input shows its progress, lands in the library and is found by a search; a server with a token asks for it, then
-// lets the page in.
+// lets the page in; a meeting's page names who speaks in its text and renames a speaker in place.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -26,12 +27,31 @@ if (skip) console.log(`# web UI tests skipped: ${skip}`);
 const scratch = mkdtempSync(join(tmpdir(), "videorag-web-ui-test-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 const subtitledLibrary = join(scratch, "subtitled");
+const meetingLibrary = join(scratch, "meeting");
+
+/** Who says what in the meeting (its WebVTT voices): speaker, start and end second, words. */
+const meetingCues = [
+  ["Dana", 1, 5, "Welcome everyone, today we decide the budget for next year."],
+  ["Sam", 6, 10, "I think we should move the search index to Postgres."],
+  ["Dana", 11, 15, "The budget for hardware stays at forty thousand euros."],
+  ["Ravi", 16, 20, "Postgres needs a server, and our users work offline."],
+  ["Sam", 21, 25, "Then SQLite it is, one file per library."],
+  ["Dana", 26, 30, "Agreed. The budget is approved and the meeting is closed."],
+] as const;
 
 before(() => {
   if (skip) return;
   const media = [sharedPath("media/subtitled/friday.mp4"), sharedPath("media/subtitled/popeye_vobsub.mkv")];
   const ingest = runCli(scratch, ["ingest", "--library", subtitledLibrary, "--no-visual", ...media]);
   assert.equal(ingest.status, 0, ingest.stderr);
+  // A meeting: a grey picture, and subtitles that name who speaks.
+  const meeting = join(scratch, "meeting.mp4");
+  const made = spawnSync("ffmpeg", ["-y", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=320x240:r=5:d=32", "-pix_fmt", "yuv420p", meeting]);
+  assert.equal(made.status, 0, String(made.stderr));
+  const clock = (second: number): string => `00:00:${String(second).padStart(2, "0")}.000`;
+  writeFileSync(join(scratch, "meeting.vtt"), ["WEBVTT", "", ...meetingCues.flatMap(([who, start, end, text]) => [`${clock(start)} --> ${clock(end)}`, `<v ${who}>${text}</v>`, ""])].join("\n"));
+  const meetingIngest = runCli(scratch, ["ingest", "--library", meetingLibrary, "--no-visual", meeting]);
+  assert.equal(meetingIngest.status, 0, meetingIngest.stderr);
 });
 
 /** A server on the library and a browser page on it; both closed after `run`, which also fails on any page error. */
@@ -264,4 +284,76 @@ test("a server with a token: the page asks for it, refuses a wrong one, and load
     },
     { token: "open sesame" },
   );
+});
+
+test("video page: the text names who speaks, a colour each; a speaker renamed in place is renamed in the text, without a reload", { skip, timeout: 60_000 }, async () => {
+  await withPage(meetingLibrary, async (page, url) => {
+    const library = await openLibrary({ path: meetingLibrary });
+    const meeting = await library.find("meeting.mp4");
+    await library.close();
+    const requests: string[] = [];
+    page.on("request", (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
+
+    await page.goto(`${url}/#/videos/${meeting.id}`);
+    await page.evaluate("window.notReloaded = true");
+    const turns = page.locator(".transcript .speaker-turn .speaker-name");
+    await turns.nth(meetingCues.length - 1).waitFor();
+    // Every line here is a change of voice, so each is headed by its speaker.
+    assert.deepEqual(await turns.allInnerTexts(), meetingCues.map(([who]) => who));
+    // A colour each, the same in the text and in the panel.
+    const colourOf = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((element) => (globalThis as unknown as { getComputedStyle(element: unknown): { color: string } }).getComputedStyle(element).color);
+    const colours = await Promise.all(["Dana", "Sam", "Ravi"].map((label) => colourOf(`.transcript .speaker-name[data-label="${label}"]`)));
+    assert.equal(new Set(colours).size, 3, `three colours: ${colours.join(", ")}`);
+    assert.equal(await colourOf('.speakers .speaker-name[data-label="Sam"]'), colours[1]);
+
+    // The panel: each speaker with talk time and first words, in order of first appearance.
+    const rows = page.locator(".speakers .speaker-row");
+    assert.equal(await rows.count(), 3);
+    assert.deepEqual(await rows.locator(".speaker-name").allInnerTexts(), ["Dana", "Sam", "Ravi"]);
+    assert.equal(await rows.nth(0).locator(".speaker-talk .time").innerText(), "0:12");
+    assert.match(await rows.nth(1).locator(".speaker-first").innerText(), /^0:06\s+I think we should move the search index/);
+
+    // Escape cancels: nothing is sent, the name stays.
+    await turns.nth(0).click();
+    await page.getByLabel("Name for Dana").fill("Nobody");
+    await page.getByLabel("Name for Dana").press("Escape");
+    assert.equal(await page.getByLabel("Name for Dana").count(), 0);
+    assert.equal(await turns.nth(0).innerText(), "Dana");
+
+    // Enter saves: one PUT, and every line of Sam's is headed by the new name; the others keep theirs.
+    await rows.nth(1).locator(".speaker-name").click();
+    const input = page.getByLabel("Name for Sam");
+    await input.fill("Sam Okafor");
+    const saved = page.waitForResponse((response) => response.request().method() === "PUT");
+    await input.press("Enter");
+    const response = await saved;
+    assert.equal(new URL(response.url()).pathname, `/api/videos/${meeting.id}/speakers/Sam`);
+    assert.equal(response.status(), 200);
+    await page.locator('.transcript .speaker-turn .speaker-name[data-label="Sam"]', { hasText: "Sam Okafor" }).nth(1).waitFor();
+    assert.deepEqual(await turns.allInnerTexts(), meetingCues.map(([who]) => (who === "Sam" ? "Sam Okafor" : who)));
+    assert.equal(await rows.nth(1).locator(".speaker-label").innerText(), "Sam", "the label is kept beside the name");
+    assert.equal(await page.evaluate("window.notReloaded"), true, "the page was not reloaded");
+    assert.equal(requests.filter((request) => request === `GET /api/videos/${meeting.id}/transcript`).length, 1, "the text was not read again");
+    assert.deepEqual(requests.filter((request) => request.startsWith("PUT ")), [`PUT /api/videos/${meeting.id}/speakers/Sam`]);
+
+    // A name the server refuses (another speaker's label) leaves the input open with its message.
+    await turns.nth(3).click();
+    await page.getByLabel("Name for Ravi").fill("Dana");
+    await page.getByLabel("Name for Ravi").press("Enter");
+    await page.locator(".speaker-rename .error", { hasText: "label of another speaker" }).waitFor();
+    await page.getByLabel("Name for Ravi").press("Escape");
+    assert.equal(await turns.nth(3).innerText(), "Ravi");
+
+    // An answer on this page cites the moment with the speaker's new name.
+    await page.getByLabel("Ask about this video").fill("who suggested Postgres?");
+    await page.getByLabel("Ask about this video").press("Enter");
+    const chip = page.locator(".video-question .answer-text .citation-chip").first();
+    await chip.waitFor({ timeout: 30_000 });
+    assert.match(await chip.innerText(), /meeting\.mp4\s+0:06–0:10\s+· Sam Okafor/);
+    assert.equal(await chip.getAttribute("data-speaker"), "Sam Okafor");
+  });
 });

@@ -6,6 +6,7 @@ import type {
   EntityJson,
   HitJson,
   JobJson,
+  SpeakersJson,
   VideoDetailJson,
   VideoJson,
 } from "../../src/api/schemas";
@@ -20,6 +21,7 @@ import type {
   ingestResultSchema,
   provenanceSchema,
   segmentSchema,
+  speakerSchema,
   summaryResponseSchema,
   topicsResponseSchema,
   transcriptSchema,
@@ -43,6 +45,9 @@ export type Video = VideoJson;
 export type VideoDetail = VideoDetailJson;
 export type Segment = z.infer<typeof segmentSchema>;
 export type Transcript = z.infer<typeof transcriptSchema>;
+/** One voice of a video: its label (what a rename names), the name given to it, its talk time and first words. */
+export type Speaker = z.infer<typeof speakerSchema>;
+export type Speakers = SpeakersJson;
 export type JobStatus = JobJson["status"];
 export type IngestResult = z.infer<typeof ingestResultSchema>;
 /** An ingest job, as its event stream reports it. */

@@ -1,6 +1,6 @@
 // How times, durations, sources and citation markers are written in the UI, matching the CLI and the answers' text.
 
-import { formatTimestamp } from "../../src/text/citation-format";
+import { formatCitation, formatTimestamp } from "../../src/text/citation-format";
 import type { SegmentSource } from "./api-types";
 
 // One way of writing a second for the CLI, the answers' citation markers and the UI.
@@ -15,9 +15,12 @@ export function formatRange(startSecond: number, endSecond: number): string {
   return `${formatTimestamp(startSecond)}–${formatTimestamp(endSecond)}`;
 }
 
-/** The marker the answer's text carries for a citation: `[friday.mp4 0:03–0:04]`, `~` when times are estimated. */
-export function citationMarker(citation: { title: string; startSecond: number; endSecond: number; timesEstimated?: boolean }): string {
-  return `[${citation.title} ${citation.timesEstimated ? "~" : ""}${formatRange(citation.startSecond, citation.endSecond)}]`;
+/**
+ * The marker the answer's text carries for a citation: `[friday.mp4 0:03–0:04]`, `~` when times are estimated, and who
+ * speaks when known (`[meeting.mp4 0:06–0:10 · Sam]`): the library's own format.
+ */
+export function citationMarker(citation: { title: string; startSecond: number; endSecond: number; timesEstimated?: boolean; speaker?: string }): string {
+  return formatCitation(citation, citation.timesEstimated ?? false);
 }
 
 const sourceNames: Record<SegmentSource, string> = {

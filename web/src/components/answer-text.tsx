@@ -1,5 +1,6 @@
-// An answer's text with each citation marker (`[friday.mp4 0:03–0:04]`) as a chip that plays the cited moment;
-// when no marker matches a citation, the citations follow the text as chips.
+// An answer's text with each citation marker (`[friday.mp4 0:03–0:04]`, `[meeting.mp4 0:06–0:10 · Sam]`) as a chip
+// that plays the cited moment and names who speaks there; when no marker matches a citation, the citations follow the
+// text as chips.
 
 import type { Citation } from "../api-types";
 import { citationMarker, formatRange } from "../format";
@@ -37,9 +38,10 @@ export function AnswerText({ text, citations, onPlay }: { text: string; citation
   );
 }
 
+/** The moment a marker names: its exact marker first, then the same title and times (a model may leave out `~` or the speaker). */
 function citationFor(marker: string, citations: Citation[]): Citation | undefined {
-  const plain = marker.replace(" ~", " ");
-  return citations.find((citation) => citationMarker(citation) === marker || citationMarker({ ...citation, timesEstimated: false }) === plain);
+  const moment = (text: string) => text.replace(" ~", " ").replace(/ · [^\]]*\]$/, "]");
+  return citations.find((citation) => citationMarker(citation) === marker) ?? citations.find((citation) => moment(citationMarker(citation)) === moment(marker));
 }
 
 function CitationChip({ citation, onPlay }: { citation: Citation; onPlay: (citation: Citation) => void }) {
@@ -51,14 +53,16 @@ function CitationChip({ citation, onPlay }: { citation: Citation; onPlay: (citat
       data-video-id={citation.videoId}
       data-start-second={citation.startSecond}
       data-end-second={citation.endSecond}
-      title={citation.quote}
-      aria-label={`Play ${citation.title} ${range}`}
+      data-speaker={citation.speaker}
+      title={citation.speaker ? `${citation.speaker}: ${citation.quote}` : citation.quote}
+      aria-label={`Play ${citation.title} ${range}${citation.speaker ? `, ${citation.speaker} speaking` : ""}`}
       onClick={() => onPlay(citation)}
     >
       <span class="play-glyph" aria-hidden="true">
         ▶
       </span>
       {citation.title} <span class="time">{range}</span>
+      {citation.speaker && <span class="chip-speaker">· {citation.speaker}</span>}
     </button>
   );
 }

@@ -12,6 +12,8 @@ export interface PlayRequest {
   startSecond: number;
   endSecond: number;
   quote?: string;
+  /** Who says the quote, when known. */
+  speaker?: string;
   request: number;
 }
 
@@ -98,7 +100,12 @@ export function MomentPlayer({ moment }: { moment: PlayRequest }) {
             Open video
           </a>
         </div>
-        {moment.quote && <q class="moment-player-quote">{moment.quote}</q>}
+        {moment.quote && (
+          <p class="moment-player-quote">
+            {moment.speaker && <span class="moment-player-speaker">{moment.speaker}: </span>}
+            <q>{moment.quote}</q>
+          </p>
+        )}
         <p class={`player-state ${state === "error" ? "error-text" : ""}`} role="status">
           {stateText[state]}
         </p>

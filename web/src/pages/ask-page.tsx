@@ -19,7 +19,14 @@ export function AskPage() {
   const { playing, play } = usePlayer();
 
   const playCitation = (moment: Citation | Hit) =>
-    play({ videoId: moment.videoId, title: moment.title, startSecond: moment.startSecond, endSecond: moment.endSecond, quote: "quote" in moment ? moment.quote : moment.text });
+    play({
+      videoId: moment.videoId,
+      title: moment.title,
+      startSecond: moment.startSecond,
+      endSecond: moment.endSecond,
+      quote: "quote" in moment ? moment.quote : moment.text,
+      speaker: "speaker" in moment ? moment.speaker : undefined,
+    });
 
   return (
     <section class="page" aria-labelledby="page-title">

@@ -1,14 +1,16 @@
 // One video: the player with its subtitles and its chapters marked under it, beside a box to ask about this video,
-// its summary, its chapters and the text the library indexed for it. A chapter, a summary's or an answer's citation
-// and a line of text seek the player; the chapter and the line being played are marked, the line kept in view; the
-// entities found in the video open their knowledge-graph entry.
+// its summary, its chapters, who speaks and the text the library indexed for it. A chapter, a summary's or an answer's
+// citation and a line of text seek the player; the chapter and the line being played are marked, the line kept in
+// view; the text names who speaks, a colour per speaker, and a speaker's name is renamed in place; the entities found
+// in the video open their knowledge-graph entry.
 
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, mediaUrls } from "../api";
-import type { Chapter, Chapters, Entity, EntityMatch, Segment, SegmentSource, Transcript, VideoDetail } from "../api-types";
+import type { Chapter, Chapters, Entity, EntityMatch, Segment, SegmentSource, Speaker, Speakers, Transcript, VideoDetail } from "../api-types";
 import { ErrorNotice } from "../components/error-notice";
 import { ChapterList, ChapterMarks, chapterAt } from "../components/video-chapters";
 import { VideoQuestion } from "../components/video-question";
+import { SpeakerName, SpeakersPanel, speakerColour, speakerTable } from "../components/video-speakers";
 import { VideoSummary } from "../components/video-summary";
 import { formatDuration, formatRange, formatTimestamp, plural, sourceName } from "../format";
 import { href } from "../route";
@@ -19,6 +21,7 @@ export function VideoPage({ videoId, second }: { videoId: string; second?: numbe
   const [transcript, setTranscript] = useState<Transcript>();
   const [entities, setEntities] = useState<EntityMatch[]>();
   const [chapters, setChapters] = useState<Chapter[]>();
+  const [speakers, setSpeakers] = useState<Speaker[]>();
   const [error, setError] = useState<unknown>();
   // Held as state: the player appears once the video's details say there is media, and the transcript follows it.
   const [player, setPlayer] = useState<HTMLVideoElement | null>(null);
@@ -28,6 +31,7 @@ export function VideoPage({ videoId, second }: { videoId: string; second?: numbe
     setTranscript(undefined);
     setEntities(undefined);
     setChapters(undefined);
+    setSpeakers(undefined);
     setError(undefined);
     const id = encodeURIComponent(videoId);
     api<VideoDetail>(`/api/videos/${id}`).then(setDetail, setError);
@@ -35,6 +39,10 @@ export function VideoPage({ videoId, second }: { videoId: string; second?: numbe
     api<Chapters>(`/api/videos/${id}/chapters`).then(
       (reply) => setChapters(reply.chapters),
       () => setChapters([]),
+    );
+    api<Speakers>(`/api/videos/${id}/speakers`).then(
+      (reply) => setSpeakers(reply.speakers),
+      () => setSpeakers([]),
     );
     api<{ entities: EntityMatch[] }>(`/api/videos/${id}/entities`).then(
       (reply) => setEntities(reply.entities),
@@ -108,7 +116,10 @@ export function VideoPage({ videoId, second }: { videoId: string; second?: numbe
             <VideoQuestion videoId={videoId} onSeek={seek} />
             <VideoSummary videoId={videoId} onSeek={seek} />
             {chapters && <ChapterList chapters={chapters} current={player ? currentChapter : undefined} onSeek={seek} />}
-            {transcript && <TranscriptList segments={transcript.segments} player={player} onSeek={seek} />}
+            {speakers && speakers.length > 0 && <SpeakersPanel videoId={videoId} speakers={speakers} onRenamed={setSpeakers} onSeek={seek} />}
+            {transcript && (
+              <TranscriptList videoId={videoId} segments={transcript.segments} speakers={speakers ?? []} onRenamed={setSpeakers} player={player} onSeek={seek} />
+            )}
           </div>
         </div>
       )}
@@ -117,14 +128,22 @@ export function VideoPage({ videoId, second }: { videoId: string; second?: numbe
 }
 
 function TranscriptList({
+  videoId,
   segments,
+  speakers,
+  onRenamed,
   player,
   onSeek,
 }: {
+  videoId: string;
   segments: Segment[];
+  /** The video's speakers as they are now: a rename changes the names shown without reading the text again. */
+  speakers: readonly Speaker[];
+  onRenamed: (speakers: Speaker[]) => void;
   player: HTMLVideoElement | null;
   onSeek: (second: number) => void;
 }) {
+  const table = useMemo(() => speakerTable(speakers), [speakers]);
   const sources = useMemo(() => [...new Set(segments.map((segment) => segment.source))], [segments]);
   const [hidden, setHidden] = useState<Set<SegmentSource>>(new Set());
   const shown = useMemo(() => segments.filter((segment) => !hidden.has(segment.source)), [segments, hidden]);
@@ -187,20 +206,40 @@ function TranscriptList({
         <p class="muted">No text was indexed for this video.</p>
       ) : (
         <ol class="transcript-lines" ref={listRef}>
-          {shown.map((segment, index) => (
-            <li key={`${segment.source}-${segment.startSecond}-${index}`}>
-              <button
-                type="button"
-                class="transcript-line"
-                aria-current={active.includes(index) ? "true" : undefined}
-                onClick={() => onSeek(segment.startSecond)}
+          {shown.map((segment, index) => {
+            const label = segment.speaker;
+            const known = label !== undefined ? table.get(label) : undefined;
+            // Before the speakers list arrives, the name the transcript came with.
+            const name = known ? known.name : segment.speakerName;
+            const colour = label !== undefined ? speakerColour(known?.index ?? table.size) : undefined;
+            // The name is shown where the voice changes: at the first line, and after a line of another (or no) speaker.
+            const turn = label !== undefined && shown[index - 1]?.speaker !== label;
+            return (
+              <li
+                key={`${segment.source}-${segment.startSecond}-${index}`}
+                class={label !== undefined ? "spoken" : undefined}
+                data-speaker={label}
+                style={colour ? { "--speaker-colour": colour } : undefined}
               >
-                <span class="time">{formatTimestamp(segment.startSecond)}</span>
-                <span class="line-text">{segment.text}</span>
-                {sources.length > 1 && <span class="badge">{sourceName(segment.source)}</span>}
-              </button>
-            </li>
-          ))}
+                {turn && label !== undefined && colour && (
+                  <div class="speaker-turn">
+                    <SpeakerName key={`${label}-${name ?? ""}`} videoId={videoId} label={label} name={name} colour={colour} onRenamed={onRenamed} />
+                  </div>
+                )}
+                <button
+                  type="button"
+                  class="transcript-line"
+                  aria-current={active.includes(index) ? "true" : undefined}
+                  aria-label={label !== undefined ? `${formatTimestamp(segment.startSecond)} ${name ?? label}: ${segment.text}` : undefined}
+                  onClick={() => onSeek(segment.startSecond)}
+                >
+                  <span class="time">{formatTimestamp(segment.startSecond)}</span>
+                  <span class="line-text">{segment.text}</span>
+                  {sources.length > 1 && <span class="badge">{sourceName(segment.source)}</span>}
+                </button>
+              </li>
+            );
+          })}
         </ol>
       )}
     </section>
