@@ -71,6 +71,8 @@ describe("speakers from a meeting's WebVTT voices", { skip: needsFfmpeg }, () =>
     const byRavi = await library.search("offline", { speaker: "Ravi" });
     assert.ok(byRavi.length > 0);
     assert.deepEqual(await library.search("offline", { speaker: "Nobody" }), []);
+    // Dana speaks inside the moment that holds "Postgres", but never says it.
+    assert.deepEqual(await library.search("Postgres", { speaker: "Dana" }), []);
   });
 
   test("the CLI lists and renames speakers; search --speaker keeps to theirs", () => {

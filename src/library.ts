@@ -12,7 +12,7 @@ import { expandInputs, extractClips, ingestMediaFile, ingestTranscripts, summari
 import type { ExtractionEvent, ExtractionReport, ExtractionSettings, GraphSettings, IngestOptions, IngestReport, IngestResult } from "./ingest/index.js";
 import { chooseProviders, liteConfig, type ProviderChoice } from "./providers/registry.js";
 import { entityNameKey, refreshEntityDescriptions } from "./graph/index.js";
-import { analyzeText, retrievalHits, retrieve, retrieveVideos, searchChapters, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
+import { analyzeText, retrievalHits, retrieve, retrieveVideos, searchChapters, termKey, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
 import { VideoRagError } from "./spec/index.js";
 import type { Answer, Chapter, EntityMatch, QuestionIntent, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Segment, SegmentSource, Store, Video } from "./spec/index.js";
 import { libraryLocation } from "./library-location.js";
@@ -512,8 +512,13 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       const scoped = searchOptions.videos ? ((await scopeIds(searchOptions.videos)) ?? []).filter((id) => labels.has(id)) : [...labels.keys()];
       if (scoped.length === 0) return [];
       const hits = await retrievalHits(store, query, await retrieval(query, { ...searchOptions, videoIds: scoped, limit: limit * 4 }), limit * 2);
+      // A moment counts when the speaker says one of the query's words in it, not merely speaks somewhere in it.
+      const wanted = new Set(analyzeText(query).map(termKey));
+      const says = (text: string): boolean => wanted.size === 0 || analyzeText(text).some((word) => wanted.has(termKey(word)));
       const ranges = await store.getSegmentRanges(hits);
-      return hits.filter((hit, at) => (ranges[at] ?? []).some((segment) => segment.speaker !== undefined && labels.get(hit.videoId)?.has(segment.speaker))).slice(0, limit);
+      return hits
+        .filter((hit, at) => (ranges[at] ?? []).some((segment) => segment.speaker !== undefined && labels.get(hit.videoId)?.has(segment.speaker) && says(segment.text)))
+        .slice(0, limit);
     },
     async searchVideos(query, searchOptions = {}) {
       const choice = await providers();
