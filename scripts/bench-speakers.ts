@@ -1,0 +1,646 @@
+// The lite speaker diarizer, measured on conversations whose turns are known because they were built here:
+// - voices: the real recordings in ../shared (JFK, the LibriVox reader, one GRID talker per conversation) and synthetic
+//   ones (espeak-ng variants; Debian's festival voices when installed, skipped with a message otherwise), speaking
+//   how-to transcripts of ../shared;
+// - 2–5 speakers per conversation, turns of 2–30 s, pauses of 0–1.2 s, overlaps of 0.3–1.5 s in a third of them, and
+//   under a third each synthetic music, noise (white, pink, brown) or the Sintel trailer's soundtrack at 8–20 dB SNR;
+// - scored by diarization error rate (false alarm + missed speech + confusion over reference speech time, after the best
+//   one-to-one speaker mapping; overlap scored) at collar 0 and ±0.25 s (NIST md-eval's collar; pyannote.metrics calls
+//   it collar=0.5), the share of conversations with the speaker count exact, and the speed in x real time;
+// - given the true speech regions (what a perfect voice-activity detector gives), Silero VAD's regions, and none (the
+//   diarizer's own energy threshold);
+// - settings tuned by coordinate descent on the even-numbered conversations, reported on the odd-numbered ones.
+//
+//   npm run bench speakers [-- --conversations 40] [--seed 1] [--keep dir] [--out file] [--no-tune]
+//
+// The readable report goes to stderr, the JSON to stdout and to --out (default bench-results/speakers-<date>.json).
+
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { runProcess } from "../src/media/index.js";
+import { createSileroVad } from "../src/providers/onnx/index.js";
+import { createLiteDiarizer, defaultLiteDiarizerSettings, type LiteDiarizerSettings } from "../src/providers/lite/index.js";
+import { decodeSpeech, mixConversation, rootMeanSquare, trimSilence, writeSpeechWav, type ConversationTurn } from "../src/providers/lite/lite-diarizer-conversation.js";
+import { readFrameFeatures } from "../src/providers/lite/lite-diarizer-features.js";
+import { diarizeFeatures } from "../src/providers/lite/lite-diarizer.js";
+import type { SpeakerTurn } from "../src/spec/index.js";
+import { sharedDir } from "../src/test-support/shared.js";
+import { seededRandom } from "./seeded-random.js";
+
+export interface BenchSpeakersOptions {
+  conversations: number;
+  seed: number;
+  out: string;
+  /** Keep the synthesised turns and built conversations here (reused by the next run), not in a temporary folder. */
+  keep?: string;
+  tune: boolean;
+  log: (line: string) => void;
+}
+
+export function parseSpeakersArgs(args: string[]): Omit<BenchSpeakersOptions, "log"> {
+  const { values } = parseArgs({
+    args,
+    options: { conversations: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, keep: { type: "string" }, "no-tune": { type: "boolean" } },
+  });
+  const conversations = Number(values.conversations ?? 40);
+  const seed = Number(values.seed ?? 1);
+  if (!Number.isInteger(conversations) || conversations < 2) throw new Error(`--conversations takes a whole number of at least 2, not "${values.conversations}"`);
+  if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed takes a whole number, not "${values.seed}"`);
+  return {
+    conversations,
+    seed,
+    out: values.out ?? join("bench-results", `speakers-${new Date().toISOString().slice(0, 10)}.json`),
+    ...(values.keep ? { keep: values.keep } : {}),
+    tune: !values["no-tune"],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Voices
+
+const rate = 16_000;
+
+/** A voice the conversations can use: it speaks a turn of about `seconds`, as 16 kHz samples with silence trimmed. */
+interface Voice {
+  name: string;
+  kind: "real" | "espeak-ng" | "festival";
+  /** `random` is uniform in [0, 1). */
+  speak(seconds: number, random: () => number): Promise<Float32Array>;
+}
+
+const espeakVoices: { voice: string; pitch: number; speed: number }[] = [
+  { voice: "en-us+m1", pitch: 45, speed: 165 },
+  { voice: "en-us+m3", pitch: 35, speed: 155 },
+  { voice: "en-us+m6", pitch: 55, speed: 170 },
+  { voice: "en-gb+m2", pitch: 40, speed: 160 },
+  { voice: "en-gb-scotland+m4", pitch: 50, speed: 150 },
+  { voice: "en-029+m5", pitch: 30, speed: 165 },
+  { voice: "en-gb+edward", pitch: 45, speed: 160 },
+  { voice: "en-us+f1", pitch: 60, speed: 165 },
+  { voice: "en-us+f3", pitch: 55, speed: 155 },
+  { voice: "en-gb+f4", pitch: 65, speed: 170 },
+  { voice: "en-gb-x-rp+f2", pitch: 50, speed: 160 },
+  { voice: "en-us+Andy", pitch: 50, speed: 165 },
+  { voice: "en-gb+Annie", pitch: 50, speed: 155 },
+  { voice: "en-us+klatt4", pitch: 50, speed: 160 },
+  { voice: "en-us+grandma", pitch: 50, speed: 150 },
+];
+const festivalVoices = ["kal_diphone", "ked_diphone", "cmu_us_slt_arctic_hts"];
+
+/** Words of the how-to transcripts, for synthetic voices to read. */
+function textSource(folder: string): (words: number, random: () => number) => string {
+  const files = readdirSync(folder).filter((name) => name.endsWith(".txt")).sort();
+  return (words, random) => {
+    for (;;) {
+      const name = files[Math.floor(random() * files.length)] as string;
+      const all = readFileSync(join(folder, name), "utf8").toLowerCase().replace(/[^a-z' \n]/g, " ").split(/\s+/).filter(Boolean);
+      if (all.length < words + 10) continue;
+      const start = Math.floor(random() * (all.length - words));
+      return all.slice(start, start + words).join(" ");
+    }
+  };
+}
+
+async function synthesisedVoices(cache: string, text: (words: number, random: () => number) => string, log: (line: string) => void): Promise<Voice[]> {
+  mkdirSync(cache, { recursive: true });
+  const synthesise = async (key: string, make: (wavPath: string, textPath: string) => Promise<void>): Promise<Float32Array> => {
+    const wavPath = join(cache, `${createHash("sha1").update(key).digest("hex").slice(0, 16)}.wav`);
+    if (!existsSync(wavPath)) {
+      const textPath = `${wavPath}.txt`;
+      writeFileSync(textPath, key.slice(key.indexOf("\n") + 1));
+      await make(`${wavPath}.part.wav`, textPath);
+      // Resampled to 16 kHz once, so later runs decode the cached file only.
+      await writeSpeechWav(wavPath, await decodeSpeech(`${wavPath}.part.wav`));
+      rmSync(`${wavPath}.part.wav`);
+      rmSync(textPath);
+    }
+    return trimSilence(await decodeSpeech(wavPath));
+  };
+  const voices: Voice[] = [];
+  const wordsPerSecond = 2.6;
+  const fitted = async (seconds: number, random: () => number, say: (words: string) => Promise<Float32Array>): Promise<Float32Array> => {
+    const samples = await say(text(Math.max(4, Math.round(seconds * wordsPerSecond)), random));
+    return samples.length > 30 * rate ? trimSilence(samples.subarray(0, 30 * rate)) : samples;
+  };
+  for (const { voice, pitch, speed } of espeakVoices) {
+    voices.push({
+      name: `espeak-ng:${voice}`,
+      kind: "espeak-ng",
+      speak: (seconds, random) =>
+        fitted(seconds, random, (words) =>
+          synthesise(`espeak-ng ${voice} ${pitch} ${speed}\n${words}`, async (wavPath, textPath) => {
+            await runProcess("espeak-ng", ["-v", voice, "-p", String(pitch), "-s", String(speed), "-w", wavPath, "-f", textPath], { installHint: "apt-get install espeak-ng" });
+          }),
+        ),
+    });
+  }
+  const hasFestival = await runProcess("text2wave", ["-h"], { allowFailure: true }).then(() => true, () => false);
+  for (const voice of festivalVoices) {
+    const make = async (wavPath: string, textPath: string): Promise<void> => {
+      await runProcess("text2wave", ["-eval", `(voice_${voice})`, "-o", wavPath, textPath]);
+    };
+    if (!hasFestival) {
+      log(`festival voice ${voice} skipped: festival is not installed (apt-get install festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts)`);
+      continue;
+    }
+    try {
+      await synthesise(`festival ${voice}\nhello there`, make);
+    } catch (error) {
+      log(`festival voice ${voice} skipped: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+      continue;
+    }
+    voices.push({ name: `festival:${voice}`, kind: "festival", speak: (seconds, random) => fitted(seconds, random, (words) => synthesise(`festival ${voice}\n${words}`, make)) });
+  }
+  return voices;
+}
+
+/**
+ * A real voice with little material (11 to 28 s). Within one conversation its turns are consecutive excerpts from a
+ * random starting point, wrapping once, so no stretch is heard twice: repeated audio would make a voice's pieces
+ * unnaturally alike. It then has nothing more to say (an empty turn).
+ */
+function recordedVoice(name: string, material: Float32Array, random: () => number): Voice {
+  let cursor = Math.floor(random() * material.length);
+  let left = material.length;
+  return {
+    name,
+    kind: "real",
+    speak: async (seconds) => {
+      const length = Math.min(left, Math.round(seconds * rate));
+      const excerpt = new Float32Array(length);
+      for (let index = 0; index < length; index += 1) excerpt[index] = material[(cursor + index) % material.length] as number;
+      cursor = (cursor + length) % material.length;
+      left -= length;
+      return trimSilence(excerpt);
+    },
+  };
+}
+
+/** Recordings joined with 0.3 s pauses, each trimmed of its own leading and trailing silence. */
+async function joinedRecordings(paths: string[]): Promise<Float32Array> {
+  const parts = await Promise.all(paths.map(async (path) => trimSilence(await decodeSpeech(path))));
+  const pause = Math.round(0.3 * rate);
+  const joined = new Float32Array(parts.reduce((sum, part) => sum + part.length + pause, 0));
+  let at = 0;
+  for (const part of parts) {
+    joined.set(part, at);
+    at += part.length + pause;
+  }
+  return joined;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Backgrounds
+
+type BackgroundKind = "none" | "music" | "noise" | "film";
+
+/** Chords of a few harmonics with plucked envelopes and a beat of noise bursts: music enough to disturb MFCCs. */
+function syntheticMusic(seconds: number, random: () => number): Float32Array {
+  const samples = new Float32Array(Math.round(seconds * rate));
+  const beatSeconds = 0.35 + (random() + 0.5) * 0.3;
+  const roots = [220, 246.9, 261.6, 293.7, 329.6, 349.2, 392];
+  for (let start = 0; start < samples.length; start += Math.round(beatSeconds * rate)) {
+    const root = roots[Math.floor((random() + 0.5) * roots.length)] as number;
+    const chord = [root, root * 1.26, root * 1.5];
+    const length = Math.min(samples.length - start, Math.round(beatSeconds * rate * 2));
+    for (let index = 0; index < length; index += 1) {
+      const time = index / rate;
+      const envelope = Math.exp(-3 * time);
+      let value = 0;
+      for (const note of chord) for (let harmonic = 1; harmonic <= 4; harmonic += 1) value += Math.sin(2 * Math.PI * note * harmonic * time) / harmonic;
+      // A drum: a short noise burst on each beat.
+      if (index < 0.05 * rate) value += 2 * random() * Math.exp(-60 * time);
+      samples[start + index] = (samples[start + index] as number) + 0.2 * envelope * value;
+    }
+  }
+  return samples;
+}
+
+function syntheticNoise(seconds: number, random: () => number): Float32Array {
+  const samples = new Float32Array(Math.round(seconds * rate));
+  const colour = Math.floor((random() + 0.5) * 3);
+  // Pink by Paul Kellet's economical filter; brown by a leaky integral.
+  let b0 = 0;
+  let b1 = 0;
+  let b2 = 0;
+  let brown = 0;
+  for (let index = 0; index < samples.length; index += 1) {
+    const white = random();
+    if (colour === 0) samples[index] = white;
+    else if (colour === 1) {
+      b0 = 0.99765 * b0 + white * 0.099046;
+      b1 = 0.963 * b1 + white * 0.2965164;
+      b2 = 0.57 * b2 + white * 1.0526913;
+      samples[index] = b0 + b1 + b2 + white * 0.1848;
+    } else {
+      brown = 0.995 * brown + white;
+      samples[index] = brown;
+    }
+  }
+  return samples;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Conversations
+
+interface BuiltConversation {
+  id: string;
+  wavPath: string;
+  durationSeconds: number;
+  speakers: string[];
+  background: BackgroundKind;
+  overlaps: boolean;
+  reference: SpeakerTurn[];
+  /** The union of the reference, pauses under 0.3 s bridged: what a perfect voice-activity detector would give. */
+  trueRegions: [number, number][];
+}
+
+async function buildConversations(options: BenchSpeakersOptions, folder: string): Promise<BuiltConversation[]> {
+  const shared = sharedDir as string;
+  const media = join(shared, "media");
+  const text = textSource(join(shared, "datasets", "howto-qa", "transcripts"));
+  const synthetic = await synthesisedVoices(join(folder, "tts"), text, options.log);
+  const librivox = join(media, "audio", "librivox");
+  const recordings: [string, Float32Array][] = [
+    ["real:jfk", await joinedRecordings([join(media, "audio", "jfk.wav")])],
+    ["real:librivox", await joinedRecordings(readdirSync(librivox).filter((name) => name.endsWith(".wav")).sort().map((name) => join(librivox, name)))],
+  ];
+  // GRID's file names do not say who speaks, so a conversation takes at most one clip: two clips could be one talker.
+  const gridFolder = join(media, "speech", "grid");
+  const gridClips = existsSync(gridFolder) ? readdirSync(gridFolder).filter((name) => name.endsWith(".mpg")).sort() : [];
+  const film = existsSync(join(media, "speech", "sintel_trailer-720p.mp4")) ? await decodeSpeech(join(media, "speech", "sintel_trailer-720p.mp4")) : undefined;
+  const built: BuiltConversation[] = [];
+  for (let index = 0; index < options.conversations; index += 1) {
+    const id = `conversation-${String(index + 1).padStart(2, "0")}`;
+    const raw = seededRandom(options.seed * 100_003 + index * 7919);
+    const uniform = (): number => raw() + 0.5;
+    const between = (low: number, high: number): number => low + uniform() * (high - low);
+    const speakerCount = 2 + Math.floor(uniform() * 4);
+    const pool: Voice[] = [...synthetic, ...recordings.map(([name, material]) => recordedVoice(name, material, uniform))];
+    const gridClip = gridClips[Math.floor(uniform() * gridClips.length)];
+    if (gridClip) pool.push(recordedVoice(`real:grid-${gridClip.replace(/\.mpg$/, "")}`, await joinedRecordings([join(gridFolder, gridClip)]), uniform));
+    const voices: Voice[] = [];
+    while (voices.length < speakerCount) {
+      const voice = pool.splice(Math.floor(uniform() * pool.length), 1)[0] as Voice;
+      voices.push(voice);
+    }
+    const overlaps = uniform() < 1 / 3;
+    const backgroundRoll = uniform();
+    const background: BackgroundKind = backgroundRoll < 0.4 ? "none" : backgroundRoll < 0.6 ? "music" : backgroundRoll < 0.8 ? "noise" : film ? "film" : "music";
+    const targetSeconds = Math.exp(between(Math.log(45), Math.log(240)));
+    const level = voices.map(() => 0.1 * 10 ** (between(-4, 4) / 20));
+    const turns: ConversationTurn[] = [];
+    let total = 0;
+    let previous = -1;
+    const silent = new Set<number>();
+    // Every voice speaks first in turn, in random order; after that a random other voice takes each turn, until the
+    // conversation is long enough or only one voice has anything left to say.
+    for (;;) {
+      const choices = Array.from({ length: speakerCount }, (_, speaker) => speaker).filter((speaker) => speaker !== previous && !silent.has(speaker));
+      const unheard = choices.filter((speaker) => !turns.some((turn) => turn.speaker === (voices[speaker] as Voice).name));
+      if (choices.length === 0 || (total >= targetSeconds && unheard.length === 0)) break;
+      const speaker = (unheard.length > 0 ? unheard[0] : choices[Math.floor(uniform() * choices.length)]) as number;
+      const voice = voices[speaker] as Voice;
+      const seconds = Math.exp(between(Math.log(2), Math.log(30)));
+      const samples = await voice.speak(seconds, uniform);
+      if (samples.length < 1.5 * rate) {
+        silent.add(speaker);
+        continue;
+      }
+      const gapSeconds = turns.length === 0 ? 0 : overlaps && uniform() < 0.3 ? -Math.min(between(0.3, 1.5), samples.length / rate / 2, (turns.at(-1)?.samples.length ?? 0) / rate / 2) : between(0, 1.2);
+      const gain = ((level[speaker] as number) * 10 ** (between(-1, 1) / 20)) / Math.max(1e-4, rootMeanSquare(samples));
+      turns.push({ speaker: voice.name, samples, gapSeconds, gain });
+      total += samples.length / rate + gapSeconds;
+      previous = speaker;
+    }
+    const conversation = mixConversation(turns, { leadSeconds: between(0.2, 1.5), tailSeconds: between(0.2, 1.5) });
+    if (background !== "none") {
+      const noise = background === "music" ? syntheticMusic(conversation.samples.length / rate, raw) : background === "noise" ? syntheticNoise(conversation.samples.length / rate, raw) : (film as Float32Array);
+      const speechLevel = rootMeanSquare(conversation.samples.filter((value) => value !== 0));
+      const gain = (speechLevel / 10 ** (between(8, 20) / 20)) / Math.max(1e-6, rootMeanSquare(noise));
+      const offset = Math.floor(uniform() * noise.length);
+      for (let sample = 0; sample < conversation.samples.length; sample += 1) {
+        conversation.samples[sample] = (conversation.samples[sample] as number) + gain * (noise[(offset + sample) % noise.length] as number);
+      }
+    }
+    const wavPath = join(folder, `${id}.wav`);
+    await writeSpeechWav(wavPath, conversation.samples);
+    const entry: BuiltConversation = {
+      id,
+      wavPath,
+      durationSeconds: conversation.samples.length / rate,
+      speakers: [...new Set(turns.map((turn) => turn.speaker))],
+      background,
+      overlaps,
+      reference: conversation.reference,
+      trueRegions: unionOf(conversation.reference, 0.3),
+    };
+    // Beside the audio, so a kept folder can be listened to and scored by other tools.
+    writeFileSync(join(folder, `${id}.json`), `${JSON.stringify(entry, null, 1)}\n`);
+    built.push(entry);
+  }
+  return built;
+}
+
+function unionOf(turns: SpeakerTurn[], bridgeSeconds: number): [number, number][] {
+  const regions: [number, number][] = [];
+  for (const turn of [...turns].sort((a, b) => a.startSecond - b.startSecond)) {
+    const last = regions.at(-1);
+    if (last && turn.startSecond - last[1] < bridgeSeconds) last[1] = Math.max(last[1], turn.endSecond);
+    else regions.push([turn.startSecond, turn.endSecond]);
+  }
+  return regions;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Scores
+
+/** Seconds of each kind of error, summable over conversations. */
+export interface DiarizationErrors {
+  referenceSeconds: number;
+  missedSeconds: number;
+  falseAlarmSeconds: number;
+  confusionSeconds: number;
+}
+
+/**
+ * Diarization errors as pyannote.metrics counts them (overlap scored), after the one-to-one speaker mapping that
+ * maximises the time both agree, with ±`collarSeconds` around every reference turn's start and end left out.
+ */
+export function diarizationErrors(reference: SpeakerTurn[], hypothesis: SpeakerTurn[], collarSeconds: number): DiarizationErrors {
+  const collars = unionOf(
+    reference.flatMap((turn) => [
+      { startSecond: turn.startSecond - collarSeconds, endSecond: turn.startSecond + collarSeconds, speaker: "" },
+      { startSecond: turn.endSecond - collarSeconds, endSecond: turn.endSecond + collarSeconds, speaker: "" },
+    ]),
+    0,
+  ).filter(([start, end]) => end > start);
+  const points = [...new Set([...reference, ...hypothesis].flatMap((turn) => [turn.startSecond, turn.endSecond]).concat(collars.flat()))].sort((a, b) => a - b);
+  const referenceNames = [...new Set(reference.map((turn) => turn.speaker))];
+  const hypothesisNames = [...new Set(hypothesis.map((turn) => turn.speaker))];
+  const pieces: { seconds: number; references: number[]; hypotheses: number[] }[] = [];
+  const together = referenceNames.map(() => new Float64Array(hypothesisNames.length));
+  for (let index = 0; index + 1 < points.length; index += 1) {
+    const start = points[index] as number;
+    const end = points[index + 1] as number;
+    const middle = (start + end) / 2;
+    if (collars.some(([from, to]) => middle > from && middle < to)) continue;
+    const active = (turns: SpeakerTurn[], names: string[]): number[] => [...new Set(turns.filter((turn) => turn.startSecond < middle && turn.endSecond > middle).map((turn) => names.indexOf(turn.speaker)))];
+    const piece = { seconds: end - start, references: active(reference, referenceNames), hypotheses: active(hypothesis, hypothesisNames) };
+    for (const r of piece.references) for (const h of piece.hypotheses) (together[r] as Float64Array)[h] = ((together[r] as Float64Array)[h] as number) + piece.seconds;
+    pieces.push(piece);
+  }
+  const mapping = bestMapping(together);
+  const errors: DiarizationErrors = { referenceSeconds: 0, missedSeconds: 0, falseAlarmSeconds: 0, confusionSeconds: 0 };
+  for (const piece of pieces) {
+    const references = piece.references.length;
+    const hypotheses = piece.hypotheses.length;
+    const correct = piece.references.filter((r) => piece.hypotheses.includes(mapping[r] ?? -1)).length;
+    errors.referenceSeconds += piece.seconds * references;
+    errors.missedSeconds += piece.seconds * Math.max(0, references - hypotheses);
+    errors.falseAlarmSeconds += piece.seconds * Math.max(0, hypotheses - references);
+    errors.confusionSeconds += piece.seconds * (Math.min(references, hypotheses) - correct);
+  }
+  return errors;
+}
+
+/** The one-to-one mapping (reference → hypothesis, -1 for none) that maximises the summed weights: Hungarian method. */
+function bestMapping(weights: Float64Array[]): number[] {
+  const rows = weights.length;
+  const columns = weights[0]?.length ?? 0;
+  const size = Math.max(rows, columns);
+  if (size === 0) return [];
+  // Minimise cost = -weight on a square matrix padded with zeros (e-maxx's O(n³) formulation, 1-based).
+  const cost = (i: number, j: number): number => (i <= rows && j <= columns ? -((weights[i - 1] as Float64Array)[j - 1] as number) : 0);
+  const u = new Float64Array(size + 1);
+  const v = new Float64Array(size + 1);
+  const match = new Int32Array(size + 1);
+  const way = new Int32Array(size + 1);
+  for (let i = 1; i <= size; i += 1) {
+    match[0] = i;
+    let column = 0;
+    const least = new Float64Array(size + 1).fill(Infinity);
+    const used = new Uint8Array(size + 1);
+    do {
+      used[column] = 1;
+      const row = match[column] as number;
+      let delta = Infinity;
+      let next = 0;
+      for (let j = 1; j <= size; j += 1) {
+        if (used[j]) continue;
+        const reduced = cost(row, j) - (u[row] as number) - (v[j] as number);
+        if (reduced < (least[j] as number)) {
+          least[j] = reduced;
+          way[j] = column;
+        }
+        if ((least[j] as number) < delta) {
+          delta = least[j] as number;
+          next = j;
+        }
+      }
+      for (let j = 0; j <= size; j += 1) {
+        if (used[j]) {
+          u[match[j] as number] = (u[match[j] as number] as number) + delta;
+          v[j] = (v[j] as number) - delta;
+        } else least[j] = (least[j] as number) - delta;
+      }
+      column = next;
+    } while (match[column] !== 0);
+    do {
+      const previous = way[column] as number;
+      match[column] = match[previous] as number;
+      column = previous;
+    } while (column !== 0);
+  }
+  const mapping = new Array<number>(rows).fill(-1);
+  for (let j = 1; j <= size; j += 1) {
+    const i = match[j] as number;
+    if (i >= 1 && i <= rows && j <= columns && ((weights[i - 1] as Float64Array)[j - 1] as number) > 0) mapping[i - 1] = j - 1;
+  }
+  return mapping;
+}
+
+function addErrors(total: DiarizationErrors, more: DiarizationErrors): void {
+  total.referenceSeconds += more.referenceSeconds;
+  total.missedSeconds += more.missedSeconds;
+  total.falseAlarmSeconds += more.falseAlarmSeconds;
+  total.confusionSeconds += more.confusionSeconds;
+}
+
+/** Pooled over conversations, as shares of reference speech time. */
+interface Summary {
+  conversations: number;
+  der: number;
+  missed: number;
+  falseAlarm: number;
+  confusion: number;
+  derCollar0: number;
+  countExact: number;
+  /** Found minus true speakers, per conversation. */
+  countErrors: number[];
+}
+
+function summarise(results: { collar0: DiarizationErrors; collar025: DiarizationErrors; found: number; truth: number }[]): Summary {
+  const zero = (): DiarizationErrors => ({ referenceSeconds: 0, missedSeconds: 0, falseAlarmSeconds: 0, confusionSeconds: 0 });
+  const wide = zero();
+  const narrow = zero();
+  for (const result of results) {
+    addErrors(wide, result.collar025);
+    addErrors(narrow, result.collar0);
+  }
+  const share = (seconds: number, errors: DiarizationErrors): number => round(seconds / Math.max(1e-9, errors.referenceSeconds));
+  return {
+    conversations: results.length,
+    der: share(wide.missedSeconds + wide.falseAlarmSeconds + wide.confusionSeconds, wide),
+    missed: share(wide.missedSeconds, wide),
+    falseAlarm: share(wide.falseAlarmSeconds, wide),
+    confusion: share(wide.confusionSeconds, wide),
+    derCollar0: share(narrow.missedSeconds + narrow.falseAlarmSeconds + narrow.confusionSeconds, narrow),
+    countExact: round(results.filter((result) => result.found === result.truth).length / Math.max(1, results.length)),
+    countErrors: results.map((result) => result.found - result.truth),
+  };
+}
+
+const round = (value: number, places = 4): number => Math.round(value * 10 ** places) / 10 ** places;
+
+function scoreTurns(conversation: BuiltConversation, turns: SpeakerTurn[]): { collar0: DiarizationErrors; collar025: DiarizationErrors; found: number; truth: number } {
+  return {
+    collar0: diarizationErrors(conversation.reference, turns, 0),
+    collar025: diarizationErrors(conversation.reference, turns, 0.25),
+    found: new Set(turns.map((turn) => turn.speaker)).size,
+    truth: conversation.speakers.length,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The run
+
+type RegionSource = "true" | "silero" | "energy";
+
+export async function benchSpeakers(options: BenchSpeakersOptions): Promise<Record<string, unknown>> {
+  if (!sharedDir) throw new Error("bench speakers needs ../shared (the real voices and the transcripts the synthetic ones read)");
+  const folder = options.keep ? resolve(options.keep) : mkdtempSync(join(tmpdir(), "videorag-speakers-"));
+  mkdirSync(folder, { recursive: true });
+  try {
+    const started = performance.now();
+    const conversations = await buildConversations(options, folder);
+    const audioSeconds = conversations.reduce((sum, conversation) => sum + conversation.durationSeconds, 0);
+    options.log(`built ${conversations.length} conversations, ${(audioSeconds / 60).toFixed(1)} minutes, in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    const tuning = conversations.filter((_, index) => index % 2 === 0);
+    const heldOut = conversations.filter((_, index) => index % 2 === 1);
+
+    // Tuning: the features once per conversation, then the pipeline after them for each setting tried.
+    const features = new Map<string, Awaited<ReturnType<typeof readFrameFeatures>>>();
+    for (const conversation of tuning) {
+      features.set(conversation.id, await readFrameFeatures(conversation.wavPath, { melBands: defaultLiteDiarizerSettings.melBands, lowHertz: 60, highHertz: 7600 }));
+    }
+    const evaluate = async (settings: LiteDiarizerSettings, set: BuiltConversation[]): Promise<Summary> => {
+      const results = [];
+      for (const conversation of set) {
+        const cached = features.get(conversation.id) ?? (await readFrameFeatures(conversation.wavPath, { melBands: settings.melBands, lowHertz: 60, highHertz: 7600 }));
+        const { turns } = await diarizeFeatures(cached, conversation.trueRegions, settings, undefined);
+        results.push(scoreTurns(conversation, turns));
+      }
+      return summarise(results);
+    };
+    const objective = (summary: Summary): number => summary.der + 0.02 * (1 - summary.countExact);
+    let tuned: LiteDiarizerSettings = { ...defaultLiteDiarizerSettings };
+    const tried: { settings: Partial<LiteDiarizerSettings>; der: number; countExact: number }[] = [];
+    if (options.tune) {
+      const grid: Partial<Record<keyof LiteDiarizerSettings, number[]>> = {
+        bicPenalty: [1.5, 2, 2.5, 3, 4],
+        clrThreshold: [-1.5, -1, -0.5, -0.25, 0, 0.25],
+        switchPenalty: [10, 20, 40, 80],
+        changePenalty: [0.5, 1, 1.5, 2],
+        relevance: [8, 16, 32],
+      };
+      let best = objective(await evaluate(tuned, tuning));
+      for (let round = 0; round < 2; round += 1) {
+        for (const [name, values] of Object.entries(grid) as [keyof LiteDiarizerSettings, number[]][]) {
+          for (const value of values) {
+            if (tuned[name] === value) continue;
+            const candidate = { ...tuned, [name]: value };
+            const summary = await evaluate(candidate, tuning);
+            tried.push({ settings: { [name]: value }, der: summary.der, countExact: summary.countExact });
+            if (objective(summary) < best - 1e-6) {
+              best = objective(summary);
+              tuned = candidate;
+              options.log(`tuning: ${name} = ${value}: DER ${summary.der}, count exact ${summary.countExact}`);
+            }
+          }
+        }
+      }
+    }
+    features.clear();
+
+    // The report: the full diarize() call (reading the file included), shipped and tuned settings, three region sources.
+    const vadModel = join(sharedDir, "models", "silero_vad.onnx");
+    const vad = existsSync(vadModel) ? createSileroVad({ modelPath: vadModel }) : undefined;
+    if (!vad) options.log(`Silero VAD skipped: ${vadModel} is missing`);
+    const sileroRegions = new Map<string, [number, number][]>();
+    if (vad) {
+      for (const conversation of conversations) sileroRegions.set(conversation.id, (await vad.detect(conversation.wavPath)).map((region): [number, number] => [region.startSecond, region.endSecond]));
+    }
+    const report: Record<string, unknown> = {};
+    const variants: { name: string; settings: LiteDiarizerSettings }[] = [{ name: "shipped", settings: { ...defaultLiteDiarizerSettings } }];
+    if (options.tune && JSON.stringify(tuned) !== JSON.stringify(defaultLiteDiarizerSettings)) variants.push({ name: "tuned", settings: tuned });
+    for (const variant of variants) {
+      const diarizer = createLiteDiarizer({ settings: variant.settings });
+      for (const source of ["true", "silero", "energy"] as RegionSource[]) {
+        if (source === "silero" && !vad) continue;
+        for (const [setName, set] of [["heldOut", heldOut], ["tuning", tuning]] as const) {
+          const results = [];
+          const oracleCount = [];
+          let diarizeSeconds = 0;
+          let seconds = 0;
+          for (const conversation of set) {
+            const speechRegions = source === "true" ? conversation.trueRegions : source === "silero" ? sileroRegions.get(conversation.id) : undefined;
+            const begun = performance.now();
+            const { turns } = await diarizer.diarize(conversation.wavPath, speechRegions ? { speechRegions } : {});
+            diarizeSeconds += (performance.now() - begun) / 1000;
+            seconds += conversation.durationSeconds;
+            results.push(scoreTurns(conversation, turns));
+            if (source === "true") {
+              const known = await diarizer.diarize(conversation.wavPath, { speechRegions: conversation.trueRegions, speakers: conversation.speakers.length });
+              oracleCount.push(scoreTurns(conversation, known.turns));
+            }
+          }
+          const summary = { ...summarise(results), realTimeFactor: round(seconds / diarizeSeconds, 1) };
+          report[`${variant.name}.${source}.${setName}`] = summary;
+          if (oracleCount.length > 0) report[`${variant.name}.true+count.${setName}`] = summarise(oracleCount);
+          options.log(
+            `${variant.name}, ${source} regions, ${setName}: DER ${pct(summary.der)} (collar 0: ${pct(summary.derCollar0)}; missed ${pct(summary.missed)}, ` +
+              `false alarm ${pct(summary.falseAlarm)}, confusion ${pct(summary.confusion)}), count exact ${pct(summary.countExact)}, ${summary.realTimeFactor}x real time`,
+          );
+        }
+      }
+    }
+    const segmentsOf = (kind: string): number => conversations.filter((conversation) => conversation.background === kind).length;
+    const result = {
+      date: new Date().toISOString().slice(0, 10),
+      seed: options.seed,
+      conversations: {
+        count: conversations.length,
+        minutes: round(audioSeconds / 60, 1),
+        speakers: Object.fromEntries([2, 3, 4, 5].map((count) => [count, conversations.filter((conversation) => conversation.speakers.length === count).length])),
+        backgrounds: Object.fromEntries(["none", "music", "noise", "film"].map((kind) => [kind, segmentsOf(kind)])),
+        withOverlaps: conversations.filter((conversation) => conversation.overlaps).length,
+        turns: conversations.reduce((sum, conversation) => sum + conversation.reference.length, 0),
+        voices: [...new Set(conversations.flatMap((conversation) => conversation.speakers))].sort(),
+        split: "tuning: conversations 1, 3, 5, … (even index); held out: 2, 4, 6, …",
+      },
+      settings: { shipped: defaultLiteDiarizerSettings, ...(options.tune ? { tuned, tried: tried.length } : {}) },
+      results: report,
+    };
+    mkdirSync(dirname(options.out), { recursive: true });
+    writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);
+    return result;
+  } finally {
+    if (!options.keep) rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+const pct = (share: number): string => `${(share * 100).toFixed(1)}%`;
