@@ -379,6 +379,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     textEmbedder: choice.textEmbedder,
     graph: graphSettings(choice),
     chapterModel: choice.llm,
+    diarizer: choice.diarizer,
     frameGapSeconds: config.frameGapSeconds,
     tempDir,
   });

@@ -6,7 +6,7 @@
 
 import type { ExtractionEvent, ExtractionReport } from "../ingest/index.js";
 import { analyzeText, asksAboutLibrary, isKindCue, searchChapters, speakerNameForms, speakerReference, judgeRelevance, namedVideos, questionIntent, questionKinds, termKey, type Retrieval } from "../retrieval/index.js";
-import { type LibraryTopic, type SummaryLength, type VideoSummary } from "../summary/index.js";
+import { liteSummary, type LibraryTopic, type SummaryLength, type VideoSummary } from "../summary/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import type {
   Answer,
@@ -131,7 +131,9 @@ export async function answerQuestion(question: string, context: AnswerContext, o
   const speakers = reference?.name ? await speakersNamed(context.store, reference.name) : undefined;
   const scope = speakers ? given.length > 0 ? given.filter((video) => speakers.has(video.id)) : videos.filter((video) => speakers.has(video.id)) : given;
   const videoIds = scope.length > 0 || speakers ? scope.map((video) => video.id) : undefined;
-  const asked = (speakers || reference?.asksWho) && reference?.rest && analyzeText(reference.rest).length > 0 ? reference.rest : question;
+  // What to look for besides the speaker: the question's other content words ("the budget"), framing ("say") aside.
+  const restWords = reference?.rest ? analyzeText(reference.rest).filter((word) => !isKindCue(word)) : [];
+  const asked = (speakers || reference?.asksWho) && restWords.length > 0 ? (reference?.rest as string) : question;
   const extraction = options.extract === false || !context.extraction ? undefined : await extractForQuestion(question, context, { ...options, videoIds }, warnings);
   const extracted = performance.now();
 
@@ -164,6 +166,22 @@ export async function answerQuestion(question: string, context: AnswerContext, o
   };
   const lite = (strategy: AnswerProfile["strategy"], retrievers = base.retrievers): AnswerProfile =>
     profileOf({ ...base, retrievers, profile: "lite", strategy, redescribedMoments: 0 });
+
+  // "What did Dana say?" with nothing more to look for: what Dana says, summed up from Dana's own lines.
+  if (speakers && restWords.length === 0) {
+    const summaries: VideoSummary[] = [];
+    for (const video of scope.slice(0, maxSummarised)) {
+      const labels = speakers.get(video.id);
+      const lines = (await context.store.getSegments(video.id, 0, Number.POSITIVE_INFINITY)).filter((segment) => segment.speaker !== undefined && labels?.has(segment.speaker));
+      const names = await context.store.speakerNames(video.id);
+      const summary = liteSummary({ video, chapters: [], segments: lines, length: scope.length === 1 ? "medium" : "short" });
+      for (const sentence of summary.sentences) for (const citation of sentence.citations) citation.speaker = reference?.name ? names[[...(labels ?? [])][0] ?? ""] ?? [...(labels ?? [])][0] : undefined;
+      summaries.push({ ...summary, text: summary.sentences.map((sentence) => `${sentence.text} ${sentence.citations.map((citation) => formatCitation(citation, citation.timesEstimated)).join(" ")}`).join("\n") });
+    }
+    const written = overviewText(summaries);
+    options.onText?.(written.text);
+    return { ...answered, ...written, warnings: [...warnings], profile: lite("summaries", []), timings: timings(performance.now()) };
+  }
 
   // Every matching moment is an exact list, the same with a language model or without.
   if (intent === "enumeration") {

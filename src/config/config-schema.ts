@@ -59,6 +59,8 @@ export const configSchema = z
         imageText: z.union([transformers, off]).optional(),
         transcriber: z.union([lite("pocketsphinx"), transcriptionModel, transformers, off]).optional(),
         ocr: z.union([lite("tesseract"), off]).optional(),
+        /** Who speaks: the lite diarizer (default wherever speech is recognised), or off. */
+        diarizer: z.union([lite("lite"), off]).optional(),
         detector: z.union([onnx, off]).optional(),
         tagger: z.union([onnx, off]).optional(),
         /**

@@ -19,6 +19,7 @@ const stageVariables: Record<ModelStage, string> = {
   detector: "VIDEORAG_DETECTOR",
   tagger: "VIDEORAG_TAGGER",
   vad: "VIDEORAG_VAD",
+  diarizer: "VIDEORAG_DIARIZER",
 };
 
 export interface LoadedConfig {

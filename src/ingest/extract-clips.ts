@@ -225,7 +225,8 @@ async function extractBatch(
       segments: speech,
       diarizer: settings.diarizer,
       speakers: settings.speakers,
-      speechRegions: (await store.clipSignals(video.id)).flatMap((signal) => signal.speechRegions ?? []),
+      // Where voice activity detection ran, its regions; without it (no detector), the diarizer finds speech itself.
+      ...(await speechRegionsOf(store, video.id)),
       tempDir: settings.tempDir,
       signal: options.signal,
     });
@@ -353,4 +354,11 @@ async function extractBatch(
 /** The text a clip's dense vector is made from. */
 export function clipText(document: ClipDocument): string {
   return [document.visual, document.transcript, document.screen].filter(Boolean).join("\n");
+}
+
+/** The speech regions the light index found in a video, when voice activity detection ran on it. */
+async function speechRegionsOf(store: Store, videoId: string): Promise<{ speechRegions?: [number, number][] }> {
+  const signals = await store.clipSignals(videoId);
+  if (signals.some((signal) => signal.speechRegions === undefined)) return {};
+  return { speechRegions: signals.flatMap((signal) => signal.speechRegions ?? []) };
 }

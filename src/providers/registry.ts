@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { configSchema, type ModelsConfig, type VideoRagConfig } from "../config/index.js";
-import type {
+import type { Diarizer,
   Detector,
   ImageTextEncoder,
   LanguageModel,
@@ -18,7 +18,7 @@ import type {
 } from "../spec/index.js";
 import { spawnTied } from "../media/index.js";
 import { VideoRagError } from "../spec/index.js";
-import { createPocketsphinxTranscriber, createTesseractOcr } from "./lite/index.js";
+import { createLiteDiarizer, createPocketsphinxTranscriber, createTesseractOcr } from "./lite/index.js";
 import { findManifestModel, modelsDir, pullModels, requireModel } from "./models/index.js";
 import { createOpenAiEmbedder, createOpenAiLanguageModel, createOpenAiTranscriber } from "./openai-compatible/index.js";
 import { createMobilenetTagger, createSileroVad, createYoloxDetector } from "./onnx/index.js";
@@ -30,6 +30,8 @@ export interface ProviderChoice {
   ocr?: OcrEngine;
   transcriber?: Transcriber;
   detector?: Detector;
+  /** Splits recognised speech into speakers. */
+  diarizer?: Diarizer;
   /** Finds where speech is, for the light index; the one provider not wrapped by the runtime. */
   vad?: VoiceActivityDetector;
   tagger?: Tagger;
@@ -80,6 +82,7 @@ const fallbacks: Record<keyof ModelsConfig, string> = {
   detector: "no object words are indexed",
   tagger: "no scene tags are indexed",
   vad: "every clip of a video without subtitles may hold speech",
+  diarizer: "speech is not split into speakers",
 };
 
 function apiKeyReader(variable: string, env: NodeJS.ProcessEnv): () => string | undefined {
@@ -152,7 +155,12 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
   if (options.speech === false || speech?.provider === "off") choice.summary.push("speech: off");
   else if (speech?.provider === "openai") {
     choice.transcriber = runtime.wrapTranscriber(
-      createOpenAiTranscriber({ baseUrl: speech.baseUrl ?? "https://api.openai.com/v1", model: speech.model, apiKey: apiKeyReader(speech.apiKeyEnv, env) }),
+      createOpenAiTranscriber({
+        baseUrl: speech.baseUrl ?? "https://api.openai.com/v1",
+        model: speech.model,
+        apiKey: apiKeyReader(speech.apiKeyEnv, env),
+        ...(speech.responseFormat ? { responseFormat: speech.responseFormat } : {}),
+      }),
     );
     choice.summary.push(`speech: ${choice.transcriber.id} (${speech.baseUrl ?? "api.openai.com"})`);
   } else if (speech?.provider === "transformers" && whisperMissing === "") {
@@ -163,6 +171,14 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
     choice.transcriber = runtime.wrapTranscriber(createPocketsphinxTranscriber());
     choice.summary.push(`speech: ${choice.transcriber.id} (lite)`);
   } else fallback("transcriber", "speech", "pocketsphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)");
+
+  // Speakers: the lite diarizer needs no weights, so it runs wherever speech is recognised.
+  const diarizer = models.diarizer;
+  if (options.speech === false || diarizer?.provider === "off" || !choice.transcriber) choice.summary.push("speakers: off");
+  else {
+    choice.diarizer = createLiteDiarizer();
+    choice.summary.push(`speakers: ${choice.diarizer.id} (lite${speech?.provider === "openai" && speech.responseFormat === "diarized_json" ? "; the transcriber's own labels within a clip" : ""})`);
+  }
 
   // Detector and tagger: local ONNX files from the models folder.
   for (const stage of ["detector", "tagger"] as const) {
