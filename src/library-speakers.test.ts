@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openLibrary, type Library } from "./library.js";
 import { runCli } from "./test-support/cli.js";
+import { needsShared, sharedPath } from "./test-support/shared.js";
 
 const needsFfmpeg = spawnSync("ffmpeg", ["-version"]).error ? "ffmpeg is not installed (apt-get install ffmpeg)" : false;
 
@@ -85,5 +86,44 @@ describe("speakers from a meeting's WebVTT voices", { skip: needsFfmpeg }, () =>
     const search = runCli(scratch, ["search", "--library", libraryPath, "budget", "--speaker", "Dana Lee", "--json"]);
     assert.equal(search.status, 0, search.stderr);
     assert.ok((JSON.parse(search.stdout) as { hits: unknown[] }).hits.length > 0);
+  });
+});
+
+describe("speakers found by the lite diarizer in recognised speech", { skip: needsFfmpeg || needsShared }, () => {
+  const scratch = mkdtempSync(join(tmpdir(), "videorag-diarized-test-"));
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
+  test("a LibriVox reader, JFK, the reader again: two speakers, the reader back at the end; one voice alone is one", async () => {
+    const reader = (name: string): string => sharedPath(`media/audio/librivox/sense_and_sensibility_01_austen_64kb-${name}.wav`);
+    const talk = join(scratch, "talk.mp4");
+    const parts = [reader("0870"), reader("0890"), sharedPath("media/audio/jfk.wav"), reader("0920")];
+    const made = spawnSync("ffmpeg", [
+      "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=160x120:r=5",
+      ...parts.flatMap((part) => ["-i", part]),
+      "-filter_complex", `${parts.map((_, index) => `[${index + 1}:a]aresample=16000,aformat=channel_layouts=mono[a${index}]`).join(";")};${parts.map((_, index) => `[a${index}]`).join("")}concat=n=${parts.length}:v=0:a=1[out]`,
+      "-map", "0:v", "-map", "[out]", "-shortest", "-pix_fmt", "yuv420p", "-c:a", "aac", talk,
+    ]);
+    assert.equal(made.status, 0, String(made.stderr));
+    const alone = join(scratch, "jfk.mp4");
+    assert.equal(spawnSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=160x120:r=5", "-i", sharedPath("media/audio/jfk.wav"), "-shortest", "-pix_fmt", "yuv420p", "-c:a", "aac", alone]).status, 0);
+    const library = await openLibrary({ path: join(scratch, "library"), ocr: false, visual: false });
+    try {
+      const report = await library.ingest([talk, alone]);
+      assert.equal(report.failed, 0, JSON.stringify(report.results));
+      assert.ok(report.providers?.some((line) => /^speakers: lite-diarizer/.test(line)), report.providers?.join("; "));
+      const { speakers } = await library.speakers("talk.mp4");
+      assert.deepEqual(speakers.map((speaker) => speaker.label), ["Speaker 1", "Speaker 2"], JSON.stringify(speakers));
+      const segments = (await library.transcript("talk.mp4")).segments.filter((segment) => segment.source === "speech");
+      // The reader speaks 0–12.4 s and again from 23.4 s; JFK between.
+      const said = (from: number, to: number): (string | undefined)[] => segments.filter((segment) => segment.startSecond >= from && segment.startSecond < to).map((segment) => segment.speaker);
+      const shown = JSON.stringify(segments.map((segment) => [segment.startSecond, segment.speaker]));
+      assert.ok(said(0, 12).length > 0 && said(0, 12).every((speaker) => speaker === "Speaker 1"), shown);
+      assert.ok(said(12.5, 23).length > 0 && said(12.5, 23).every((speaker) => speaker === "Speaker 2"), shown);
+      assert.ok(said(23.4, 30).length > 0 && said(23.4, 30).every((speaker) => speaker === "Speaker 1"), shown);
+      assert.deepEqual((await library.speakers("jfk.mp4")).speakers.map((speaker) => speaker.label), ["Speaker 1"]);
+      assert.equal((await library.status()).stages.speakers?.pending ?? 0, 0);
+    } finally {
+      await library.close();
+    }
   });
 });
