@@ -1,17 +1,20 @@
-// The lite speaker diarizer, measured on conversations whose turns are known because they were built here:
-// - voices: the real recordings in ../shared (JFK, the LibriVox reader, one GRID talker per conversation) and synthetic
-//   ones (espeak-ng variants; Debian's festival voices when installed, skipped with a message otherwise), speaking
-//   how-to transcripts of ../shared;
-// - 2–5 speakers per conversation, turns of 2–30 s, pauses of 0–1.2 s, overlaps of 0.3–1.5 s in a third of them, and
-//   under a third each synthetic music, noise (white, pink, brown) or the Sintel trailer's soundtrack at 8–20 dB SNR;
+// The lite speaker diarizer, measured on recordings whose turns are known because they were built here:
+// - voices: the real recordings in ../shared (JFK, the LibriVox reader, one GRID talker per conversation: GRID's file
+//   names do not say who speaks) and synthetic ones (espeak-ng variants; Debian's festival voices when installed,
+//   skipped with a message otherwise) reading how-to transcripts of ../shared;
+// - conversations of 45 s to 4 min: 2–5 speakers, each speaking at least twice unless its recording runs out, turns of
+//   2–30 s, pauses of 0–1.2 s, overlaps of 0.3–1.5 s in a third of them, and synthetic music, noise (white, pink,
+//   brown) or the Sintel trailer's soundtrack at 8–20 dB SNR in about a fifth each;
+// - monologues: one synthetic voice for 4–6 minutes (a narrated video), which must come out as one speaker;
 // - scored by diarization error rate (false alarm + missed speech + confusion over reference speech time, after the best
 //   one-to-one speaker mapping; overlap scored) at collar 0 and ±0.25 s (NIST md-eval's collar; pyannote.metrics calls
-//   it collar=0.5), the share of conversations with the speaker count exact, and the speed in x real time;
+//   it collar=0.5), the share of conversations with the speaker count exact (also where every speaker talks ≥ 5 s),
+//   and the speed in x real time of the whole diarize() call;
 // - given the true speech regions (what a perfect voice-activity detector gives), Silero VAD's regions, and none (the
-//   diarizer's own energy threshold);
-// - settings tuned by coordinate descent on the even-numbered conversations, reported on the odd-numbered ones.
+//   diarizer's own energy threshold); and, with the true regions, the true speaker count;
+// - settings tuned by coordinate descent on the odd-numbered recordings (1, 3, 5, …), reported on the even-numbered.
 //
-//   npm run bench speakers [-- --conversations 40] [--seed 1] [--keep dir] [--out file] [--no-tune]
+//   npm run bench speakers [-- --conversations 40] [--monologues 6] [--seed 1] [--keep dir] [--out file] [--no-tune]
 //
 // The readable report goes to stderr, the JSON to stdout and to --out (default bench-results/speakers-<date>.json).
 
@@ -32,6 +35,8 @@ import { seededRandom } from "./seeded-random.js";
 
 export interface BenchSpeakersOptions {
   conversations: number;
+  /** Single voices of 4–6 minutes each. */
+  monologues: number;
   seed: number;
   out: string;
   /** Keep the synthesised turns and built conversations here (reused by the next run), not in a temporary folder. */
@@ -43,14 +48,17 @@ export interface BenchSpeakersOptions {
 export function parseSpeakersArgs(args: string[]): Omit<BenchSpeakersOptions, "log"> {
   const { values } = parseArgs({
     args,
-    options: { conversations: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, keep: { type: "string" }, "no-tune": { type: "boolean" } },
+    options: { conversations: { type: "string" }, monologues: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, keep: { type: "string" }, "no-tune": { type: "boolean" } },
   });
   const conversations = Number(values.conversations ?? 40);
   const seed = Number(values.seed ?? 1);
+  const monologues = Number(values.monologues ?? 6);
+  if (!Number.isInteger(monologues) || monologues < 0) throw new Error(`--monologues takes a whole number, not "${values.monologues}"`);
   if (!Number.isInteger(conversations) || conversations < 2) throw new Error(`--conversations takes a whole number of at least 2, not "${values.conversations}"`);
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed takes a whole number, not "${values.seed}"`);
   return {
     conversations,
+    monologues,
     seed,
     out: values.out ?? join("bench-results", `speakers-${new Date().toISOString().slice(0, 10)}.json`),
     ...(values.keep ? { keep: values.keep } : {}),
@@ -258,7 +266,7 @@ interface BuiltConversation {
   trueRegions: [number, number][];
 }
 
-async function buildConversations(options: BenchSpeakersOptions, folder: string): Promise<BuiltConversation[]> {
+async function buildConversations(options: BenchSpeakersOptions, folder: string): Promise<{ conversations: BuiltConversation[]; synthetic: Voice[] }> {
   const shared = sharedDir as string;
   const media = join(shared, "media");
   const text = textSource(join(shared, "datasets", "howto-qa", "transcripts"));
@@ -296,13 +304,19 @@ async function buildConversations(options: BenchSpeakersOptions, folder: string)
     let total = 0;
     let previous = -1;
     const silent = new Set<number>();
-    // Every voice speaks first in turn, in random order; after that a random other voice takes each turn, until the
-    // conversation is long enough or only one voice has anything left to say.
+    // Every voice speaks first in turn, in random order; after that a random other voice takes each turn until the
+    // conversation is long enough and every voice has spoken twice (or has nothing left to say: a real voice's
+    // recording runs out). A voice left alone goes on after a pause while the conversation is too short.
+    const turnsBy = (speaker: number): number => turns.filter((turn) => turn.speaker === (voices[speaker] as Voice).name).length;
     for (;;) {
-      const choices = Array.from({ length: speakerCount }, (_, speaker) => speaker).filter((speaker) => speaker !== previous && !silent.has(speaker));
-      const unheard = choices.filter((speaker) => !turns.some((turn) => turn.speaker === (voices[speaker] as Voice).name));
-      if (choices.length === 0 || (total >= targetSeconds && unheard.length === 0)) break;
-      const speaker = (unheard.length > 0 ? unheard[0] : choices[Math.floor(uniform() * choices.length)]) as number;
+      const speaking = Array.from({ length: speakerCount }, (_, speaker) => speaker).filter((speaker) => !silent.has(speaker));
+      const others = speaking.filter((speaker) => speaker !== previous);
+      const choices = others.length > 0 ? others : total < targetSeconds ? speaking : [];
+      const unheard = choices.filter((speaker) => turnsBy(speaker) === 0);
+      const once = choices.filter((speaker) => turnsBy(speaker) === 1);
+      if (choices.length === 0 || (total >= targetSeconds && unheard.length === 0 && once.length === 0)) break;
+      const pool = unheard.length > 0 ? unheard.slice(0, 1) : total >= targetSeconds ? once : choices;
+      const speaker = pool[Math.floor(uniform() * pool.length)] as number;
       const voice = voices[speaker] as Voice;
       const seconds = Math.exp(between(Math.log(2), Math.log(30)));
       const samples = await voice.speak(seconds, uniform);
@@ -342,7 +356,7 @@ async function buildConversations(options: BenchSpeakersOptions, folder: string)
     writeFileSync(join(folder, `${id}.json`), `${JSON.stringify(entry, null, 1)}\n`);
     built.push(entry);
   }
-  return built;
+  return { conversations: built, synthetic };
 }
 
 function unionOf(turns: SpeakerTurn[], bridgeSeconds: number): [number, number][] {
@@ -470,6 +484,17 @@ function addErrors(total: DiarizationErrors, more: DiarizationErrors): void {
   total.confusionSeconds += more.confusionSeconds;
 }
 
+/** One diarization scored. */
+interface Scored {
+  id: string;
+  collar0: DiarizationErrors;
+  collar025: DiarizationErrors;
+  found: number;
+  truth: number;
+  /** The least any true speaker speaks in it, in seconds. */
+  quietestSpeakerSeconds: number;
+}
+
 /** Pooled over conversations, as shares of reference speech time. */
 interface Summary {
   conversations: number;
@@ -479,11 +504,13 @@ interface Summary {
   confusion: number;
   derCollar0: number;
   countExact: number;
+  /** The same over the conversations where every speaker talks at least 5 s in all. */
+  countExactWhereEverySpeakerTalks5s: { conversations: number; share: number };
   /** Found minus true speakers, per conversation. */
   countErrors: number[];
 }
 
-function summarise(results: { collar0: DiarizationErrors; collar025: DiarizationErrors; found: number; truth: number }[]): Summary {
+function summarise(results: Scored[]): Summary {
   const zero = (): DiarizationErrors => ({ referenceSeconds: 0, missedSeconds: 0, falseAlarmSeconds: 0, confusionSeconds: 0 });
   const wide = zero();
   const narrow = zero();
@@ -492,6 +519,8 @@ function summarise(results: { collar0: DiarizationErrors; collar025: Diarization
     addErrors(narrow, result.collar0);
   }
   const share = (seconds: number, errors: DiarizationErrors): number => round(seconds / Math.max(1e-9, errors.referenceSeconds));
+  const exact = (set: Scored[]): number => round(set.filter((result) => result.found === result.truth).length / Math.max(1, set.length));
+  const talkative = results.filter((result) => result.quietestSpeakerSeconds >= 5);
   return {
     conversations: results.length,
     der: share(wide.missedSeconds + wide.falseAlarmSeconds + wide.confusionSeconds, wide),
@@ -499,20 +528,61 @@ function summarise(results: { collar0: DiarizationErrors; collar025: Diarization
     falseAlarm: share(wide.falseAlarmSeconds, wide),
     confusion: share(wide.confusionSeconds, wide),
     derCollar0: share(narrow.missedSeconds + narrow.falseAlarmSeconds + narrow.confusionSeconds, narrow),
-    countExact: round(results.filter((result) => result.found === result.truth).length / Math.max(1, results.length)),
+    countExact: exact(results),
+    countExactWhereEverySpeakerTalks5s: { conversations: talkative.length, share: exact(talkative) },
     countErrors: results.map((result) => result.found - result.truth),
   };
 }
 
 const round = (value: number, places = 4): number => Math.round(value * 10 ** places) / 10 ** places;
 
-function scoreTurns(conversation: BuiltConversation, turns: SpeakerTurn[]): { collar0: DiarizationErrors; collar025: DiarizationErrors; found: number; truth: number } {
+function scoreTurns(conversation: BuiltConversation, turns: SpeakerTurn[]): Scored {
+  const talk = new Map<string, number>();
+  for (const turn of conversation.reference) talk.set(turn.speaker, (talk.get(turn.speaker) ?? 0) + turn.endSecond - turn.startSecond);
   return {
+    id: conversation.id,
     collar0: diarizationErrors(conversation.reference, turns, 0),
     collar025: diarizationErrors(conversation.reference, turns, 0.25),
     found: new Set(turns.map((turn) => turn.speaker)).size,
     truth: conversation.speakers.length,
+    quietestSpeakerSeconds: Math.min(...talk.values()),
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Monologues: one voice for minutes, the case of a narrated video, where a diarizer must not find a second speaker.
+
+async function buildMonologues(options: BenchSpeakersOptions, folder: string, voices: Voice[]): Promise<BuiltConversation[]> {
+  const random = seededRandom(options.seed * 7 + 3);
+  const uniform = (): number => random() + 0.5;
+  const monologues: BuiltConversation[] = [];
+  for (let index = 0; index < options.monologues; index += 1) {
+    const voice = voices[Math.floor(uniform() * voices.length)] as Voice;
+    const turns: ConversationTurn[] = [];
+    let total = 0;
+    const targetSeconds = 240 + uniform() * 120;
+    while (total < targetSeconds) {
+      const samples = await voice.speak(10 + uniform() * 20, uniform);
+      const gapSeconds = 0.3 + uniform() * 1.2;
+      turns.push({ speaker: voice.name, samples, gapSeconds, gain: (0.1 * 10 ** ((uniform() - 0.5) / 10)) / Math.max(1e-4, rootMeanSquare(samples)) });
+      total += samples.length / rate + gapSeconds;
+    }
+    const monologue = mixConversation(turns);
+    const id = `monologue-${String(index + 1).padStart(2, "0")}`;
+    const wavPath = join(folder, `${id}.wav`);
+    await writeSpeechWav(wavPath, monologue.samples);
+    monologues.push({
+      id,
+      wavPath,
+      durationSeconds: monologue.samples.length / rate,
+      speakers: [voice.name],
+      background: "none",
+      overlaps: false,
+      reference: monologue.reference,
+      trueRegions: unionOf(monologue.reference, 0.3),
+    });
+  }
+  return monologues;
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -520,55 +590,70 @@ function scoreTurns(conversation: BuiltConversation, turns: SpeakerTurn[]): { co
 
 type RegionSource = "true" | "silero" | "energy";
 
+/** The settings searched, one at a time from the shipped ones, twice over (coordinate descent). */
+const searchGrid: Partial<Record<keyof LiteDiarizerSettings, number[]>> = {
+  bicPenalty: [3, 3.5, 4, 4.5, 5],
+  clrThreshold: [-0.1, 0, 0.1, 0.2],
+  clrSizeSlope: [0, 0.1, 0.15, 0.25],
+  switchPenalty: [40, 70, 100, 150],
+  changePenalty: [0.5, 1, 1.5],
+  ubmComponents: [16, 32],
+  reliableShare: [0.6, 0.7, 0.85, 1],
+  noiseSubtraction: [0, 1],
+  pitch: [0, 1],
+};
+
 export async function benchSpeakers(options: BenchSpeakersOptions): Promise<Record<string, unknown>> {
   if (!sharedDir) throw new Error("bench speakers needs ../shared (the real voices and the transcripts the synthetic ones read)");
   const folder = options.keep ? resolve(options.keep) : mkdtempSync(join(tmpdir(), "videorag-speakers-"));
   mkdirSync(folder, { recursive: true });
   try {
     const started = performance.now();
-    const conversations = await buildConversations(options, folder);
+    const { conversations, synthetic } = await buildConversations(options, folder);
+    const monologues = await buildMonologues(options, folder, synthetic);
     const audioSeconds = conversations.reduce((sum, conversation) => sum + conversation.durationSeconds, 0);
-    options.log(`built ${conversations.length} conversations, ${(audioSeconds / 60).toFixed(1)} minutes, in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-    const tuning = conversations.filter((_, index) => index % 2 === 0);
-    const heldOut = conversations.filter((_, index) => index % 2 === 1);
+    const monologueSeconds = monologues.reduce((sum, monologue) => sum + monologue.durationSeconds, 0);
+    options.log(
+      `built ${conversations.length} conversations (${(audioSeconds / 60).toFixed(1)} minutes) and ${monologues.length} monologues ` +
+        `(${(monologueSeconds / 60).toFixed(1)} minutes) in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    );
+    const everyOther = <T>(items: T[], remainder: number): T[] => items.filter((_, index) => index % 2 === remainder);
+    const sets = { tuning: [...everyOther(conversations, 0), ...everyOther(monologues, 0)], heldOut: [...everyOther(conversations, 1), ...everyOther(monologues, 1)] };
 
-    // Tuning: the features once per conversation, then the pipeline after them for each setting tried.
+    // Tuning: the features once per recording, then the pipeline after them for each setting tried. The objective is
+    // DER at collar 0.25 s plus 0.05 per 100% of recordings with the wrong number of speakers.
+    const spectrum = { melBands: defaultLiteDiarizerSettings.melBands, lowHertz: 60, highHertz: 7600 };
     const features = new Map<string, Awaited<ReturnType<typeof readFrameFeatures>>>();
-    for (const conversation of tuning) {
-      features.set(conversation.id, await readFrameFeatures(conversation.wavPath, { melBands: defaultLiteDiarizerSettings.melBands, lowHertz: 60, highHertz: 7600 }));
-    }
     const evaluate = async (settings: LiteDiarizerSettings, set: BuiltConversation[]): Promise<Summary> => {
-      const results = [];
+      const results: Scored[] = [];
       for (const conversation of set) {
-        const cached = features.get(conversation.id) ?? (await readFrameFeatures(conversation.wavPath, { melBands: settings.melBands, lowHertz: 60, highHertz: 7600 }));
+        let cached = features.get(conversation.id);
+        if (!cached) {
+          cached = await readFrameFeatures(conversation.wavPath, spectrum);
+          features.set(conversation.id, cached);
+        }
         const { turns } = await diarizeFeatures(cached, conversation.trueRegions, settings, undefined);
         results.push(scoreTurns(conversation, turns));
       }
       return summarise(results);
     };
-    const objective = (summary: Summary): number => summary.der + 0.02 * (1 - summary.countExact);
+    const objective = (summary: Summary): number => summary.der + 0.05 * (1 - summary.countExact);
     let tuned: LiteDiarizerSettings = { ...defaultLiteDiarizerSettings };
-    const tried: { settings: Partial<LiteDiarizerSettings>; der: number; countExact: number }[] = [];
+    const tried: { change: Partial<LiteDiarizerSettings>; der: number; countExact: number }[] = [];
     if (options.tune) {
-      const grid: Partial<Record<keyof LiteDiarizerSettings, number[]>> = {
-        bicPenalty: [1.5, 2, 2.5, 3, 4],
-        clrThreshold: [-1.5, -1, -0.5, -0.25, 0, 0.25],
-        switchPenalty: [10, 20, 40, 80],
-        changePenalty: [0.5, 1, 1.5, 2],
-        relevance: [8, 16, 32],
-      };
-      let best = objective(await evaluate(tuned, tuning));
-      for (let round = 0; round < 2; round += 1) {
-        for (const [name, values] of Object.entries(grid) as [keyof LiteDiarizerSettings, number[]][]) {
+      let best = objective(await evaluate(tuned, sets.tuning));
+      options.log(`tuning: shipped settings score ${best.toFixed(4)}`);
+      for (let pass = 0; pass < 2; pass += 1) {
+        for (const [name, values] of Object.entries(searchGrid) as [keyof LiteDiarizerSettings, number[]][]) {
           for (const value of values) {
             if (tuned[name] === value) continue;
             const candidate = { ...tuned, [name]: value };
-            const summary = await evaluate(candidate, tuning);
-            tried.push({ settings: { [name]: value }, der: summary.der, countExact: summary.countExact });
+            const summary = await evaluate(candidate, sets.tuning);
+            tried.push({ change: { [name]: value }, der: summary.der, countExact: summary.countExact });
             if (objective(summary) < best - 1e-6) {
               best = objective(summary);
               tuned = candidate;
-              options.log(`tuning: ${name} = ${value}: DER ${summary.der}, count exact ${summary.countExact}`);
+              options.log(`tuning: ${name} = ${value}: DER ${pct(summary.der)}, count exact ${pct(summary.countExact)}`);
             }
           }
         }
@@ -576,24 +661,25 @@ export async function benchSpeakers(options: BenchSpeakersOptions): Promise<Reco
     }
     features.clear();
 
-    // The report: the full diarize() call (reading the file included), shipped and tuned settings, three region sources.
+    // The report: the whole diarize() call (reading the file included), three sources of speech regions.
     const vadModel = join(sharedDir, "models", "silero_vad.onnx");
     const vad = existsSync(vadModel) ? createSileroVad({ modelPath: vadModel }) : undefined;
     if (!vad) options.log(`Silero VAD skipped: ${vadModel} is missing`);
     const sileroRegions = new Map<string, [number, number][]>();
-    if (vad) {
-      for (const conversation of conversations) sileroRegions.set(conversation.id, (await vad.detect(conversation.wavPath)).map((region): [number, number] => [region.startSecond, region.endSecond]));
+    for (const conversation of vad ? [...conversations, ...monologues] : []) {
+      sileroRegions.set(conversation.id, (await (vad as NonNullable<typeof vad>).detect(conversation.wavPath)).map((region): [number, number] => [region.startSecond, region.endSecond]));
     }
     const report: Record<string, unknown> = {};
+    const perConversation: Record<string, unknown>[] = [];
     const variants: { name: string; settings: LiteDiarizerSettings }[] = [{ name: "shipped", settings: { ...defaultLiteDiarizerSettings } }];
     if (options.tune && JSON.stringify(tuned) !== JSON.stringify(defaultLiteDiarizerSettings)) variants.push({ name: "tuned", settings: tuned });
     for (const variant of variants) {
       const diarizer = createLiteDiarizer({ settings: variant.settings });
       for (const source of ["true", "silero", "energy"] as RegionSource[]) {
         if (source === "silero" && !vad) continue;
-        for (const [setName, set] of [["heldOut", heldOut], ["tuning", tuning]] as const) {
-          const results = [];
-          const oracleCount = [];
+        for (const [setName, set] of Object.entries(sets)) {
+          const results: Scored[] = [];
+          const knownCount: Scored[] = [];
           let diarizeSeconds = 0;
           let seconds = 0;
           for (const conversation of set) {
@@ -602,23 +688,40 @@ export async function benchSpeakers(options: BenchSpeakersOptions): Promise<Reco
             const { turns } = await diarizer.diarize(conversation.wavPath, speechRegions ? { speechRegions } : {});
             diarizeSeconds += (performance.now() - begun) / 1000;
             seconds += conversation.durationSeconds;
-            results.push(scoreTurns(conversation, turns));
+            const scored = scoreTurns(conversation, turns);
+            results.push(scored);
             if (source === "true") {
               const known = await diarizer.diarize(conversation.wavPath, { speechRegions: conversation.trueRegions, speakers: conversation.speakers.length });
-              oracleCount.push(scoreTurns(conversation, known.turns));
+              knownCount.push(scoreTurns(conversation, known.turns));
+              if (variant.name === "shipped") {
+                perConversation.push({
+                  id: conversation.id,
+                  set: setName,
+                  seconds: round(conversation.durationSeconds, 1),
+                  speakers: conversation.speakers,
+                  background: conversation.background,
+                  overlaps: conversation.overlaps,
+                  found: scored.found,
+                  der: round((scored.collar025.missedSeconds + scored.collar025.falseAlarmSeconds + scored.collar025.confusionSeconds) / scored.collar025.referenceSeconds),
+                });
+              }
             }
           }
-          const summary = { ...summarise(results), realTimeFactor: round(seconds / diarizeSeconds, 1) };
-          report[`${variant.name}.${source}.${setName}`] = summary;
-          if (oracleCount.length > 0) report[`${variant.name}.true+count.${setName}`] = summarise(oracleCount);
+          const isMonologue = (result: Scored): boolean => result.id.startsWith("monologue");
+          const summary = { ...summarise(results.filter((result) => !isMonologue(result))), realTimeFactor: round(seconds / diarizeSeconds, 1) };
+          const monologueResults = results.filter(isMonologue);
+          const oneSpeaker = { monologues: monologueResults.length, foundOne: monologueResults.filter((result) => result.found === 1).length, speakersFound: monologueResults.map((result) => result.found) };
+          report[`${variant.name}.${source}.${setName}`] = { ...summary, monologues: oneSpeaker };
+          if (knownCount.length > 0) report[`${variant.name}.true+count.${setName}`] = summarise(knownCount.filter((result) => !isMonologue(result)));
           options.log(
             `${variant.name}, ${source} regions, ${setName}: DER ${pct(summary.der)} (collar 0: ${pct(summary.derCollar0)}; missed ${pct(summary.missed)}, ` +
-              `false alarm ${pct(summary.falseAlarm)}, confusion ${pct(summary.confusion)}), count exact ${pct(summary.countExact)}, ${summary.realTimeFactor}x real time`,
+              `false alarm ${pct(summary.falseAlarm)}, confusion ${pct(summary.confusion)}), count exact ${pct(summary.countExact)} ` +
+              `(${pct(summary.countExactWhereEverySpeakerTalks5s.share)} of ${summary.countExactWhereEverySpeakerTalks5s.conversations} where all talk 5 s), ` +
+              `monologues one speaker ${oneSpeaker.foundOne}/${oneSpeaker.monologues}, ${summary.realTimeFactor}x real time`,
           );
         }
       }
     }
-    const segmentsOf = (kind: string): number => conversations.filter((conversation) => conversation.background === kind).length;
     const result = {
       date: new Date().toISOString().slice(0, 10),
       seed: options.seed,
@@ -626,14 +729,16 @@ export async function benchSpeakers(options: BenchSpeakersOptions): Promise<Reco
         count: conversations.length,
         minutes: round(audioSeconds / 60, 1),
         speakers: Object.fromEntries([2, 3, 4, 5].map((count) => [count, conversations.filter((conversation) => conversation.speakers.length === count).length])),
-        backgrounds: Object.fromEntries(["none", "music", "noise", "film"].map((kind) => [kind, segmentsOf(kind)])),
+        backgrounds: Object.fromEntries(["none", "music", "noise", "film"].map((kind) => [kind, conversations.filter((conversation) => conversation.background === kind).length])),
         withOverlaps: conversations.filter((conversation) => conversation.overlaps).length,
-        turns: conversations.reduce((sum, conversation) => sum + conversation.reference.length, 0),
+        referenceTurns: conversations.reduce((sum, conversation) => sum + conversation.reference.length, 0),
         voices: [...new Set(conversations.flatMap((conversation) => conversation.speakers))].sort(),
-        split: "tuning: conversations 1, 3, 5, … (even index); held out: 2, 4, 6, …",
+        monologues: { count: monologues.length, minutes: round(monologueSeconds / 60, 1), voices: monologues.map((monologue) => monologue.speakers[0]) },
+        split: "tuning: conversations and monologues numbered 1, 3, 5, …; held out: 2, 4, 6, …",
       },
       settings: { shipped: defaultLiteDiarizerSettings, ...(options.tune ? { tuned, tried: tried.length } : {}) },
       results: report,
+      perConversation,
     };
     mkdirSync(dirname(options.out), { recursive: true });
     writeFileSync(options.out, `${JSON.stringify(result, null, 2)}\n`);

@@ -26,6 +26,7 @@ const stageModels: Record<string, keyof VideoRagConfig["models"]> = {
   objects: "detector",
   "scene tags": "tagger",
   "speech activity": "vad",
+  speakers: "diarizer",
   "image-text vectors": "imageText",
   "text vectors": "textEmbedder",
   captions: "vision",

@@ -343,8 +343,13 @@ export function viterbi(scores: Float32Array[], speech: SpeechFrames, switchPena
 
 export interface ClrSettings {
   relevance: number;
-  /** Merge while the best pair's CLR is above this (nats per frame). */
+  /** Merge while the best pair's CLR is above this (nats per frame)… */
   threshold: number;
+  /**
+   * …lowered by this much per natural log of the smaller cluster's reliable frames beyond 500: two large clusters of
+   * one voice (split by what was said) score a little below zero, two voices far below.
+   */
+  sizeSlope: number;
   /** Merge down to this many clusters whatever the threshold says, and no further. */
   minClusters: number;
   /** When given, merge down to this many clusters whatever the threshold says. */
@@ -404,7 +409,9 @@ export function clusterByClr(
     }
     if (bestI < 0) break;
     const mustMerge = settings.maxClusters !== undefined && alive > settings.maxClusters;
-    if (!mustMerge && best <= settings.threshold) break;
+    const smaller = Math.min((stats[bestI] as AdaptationStats).frames, (stats[bestJ] as AdaptationStats).frames);
+    const threshold = settings.threshold - settings.sizeSlope * Math.max(0, Math.log(smaller / 500));
+    if (!mustMerge && best <= threshold) break;
     // j's frames join i: their sums on every model add up; i's new model is scored over all frames once.
     addAdaptationStats(stats[bestI] as AdaptationStats, stats[bestJ] as AdaptationStats);
     stats[bestJ] = undefined;

@@ -46,8 +46,10 @@ export interface LiteDiarizerSettings {
   switchPenalty: number;
   /** Re-segmentation passes before the CLR clustering. */
   resegmentPasses: number;
-  /** Two groups are one voice while their cross likelihood ratio (nats per frame) is above this. */
+  /** Two groups are one voice while their cross likelihood ratio (nats per frame) is above this… */
   clrThreshold: number;
+  /** …less this much per natural log of the smaller group's loud frames beyond 500 (5 s of speech). */
+  clrSizeSlope: number;
   /** A frame is speech, when no regions are given, this far (natural log of power) above the noise floor… */
   energyMarginNats: number;
   /** …or above this share of the way from the noise floor to loud speech, whichever is higher. */
@@ -68,9 +70,10 @@ export const defaultLiteDiarizerSettings: Readonly<LiteDiarizerSettings> = {
   pitch: 0,
   ubmComponents: 32,
   relevance: 16,
-  switchPenalty: 40,
+  switchPenalty: 100,
   resegmentPasses: 2,
   clrThreshold: 0,
+  clrSizeSlope: 0.15,
   energyMarginNats: 1.4,
   energyShare: 0.3,
 };
@@ -221,7 +224,6 @@ export async function diarizeFeatures(
       at += piece.endFrame - piece.startFrame;
     });
     labels = renumber(labels);
-    if (process.env.DZ_DEBUG) console.error("bic clusters", clusterCountOf(labels), "pieces", pieces.length);
     checkAbort();
     const ubm = trainUbm(gmmFeatures, speech, { components: settings.ubmComponents, iterations: 3, maxTrainingFrames: 30_000 });
     const top = topComponents(ubm, gmmFeatures, speech, 5);
@@ -242,6 +244,7 @@ export async function diarizeFeatures(
     labels = clusterByClr(ubm, top, gmmFeatures, speech, labels, clusterCountOf(labels), {
       relevance: settings.relevance,
       threshold: settings.clrThreshold,
+      sizeSlope: settings.clrSizeSlope,
       minClusters: speakers ?? 1,
       ...(speakers !== undefined ? { maxClusters: speakers } : {}),
     });
