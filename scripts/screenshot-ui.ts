@@ -7,38 +7,21 @@
 //
 //   node --import tsx scripts/screenshot-ui.ts <outdir>
 
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type Page } from "playwright-core";
 import { openLibrary } from "../src/library.js";
 import { startServer } from "../src/server/index.js";
 import { runCli } from "../src/test-support/cli.js";
+import { makeMeeting, meetingCues } from "../src/test-support/meeting.js";
 import { needsShared, sharedPath } from "../src/test-support/shared.js";
 
 const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const root = new URL("..", import.meta.url).pathname;
-/** The meeting's voices: speaker, start and end second, words. */
-const meetingCues = [
-  ["Dana", 1, 5, "Welcome everyone, today we decide the budget for next year."],
-  ["Sam", 6, 10, "I think we should move the search index to Postgres."],
-  ["Dana", 11, 15, "The budget for hardware stays at forty thousand euros."],
-  ["Ravi", 16, 20, "Postgres needs a server, and our users work offline."],
-  ["Ravi", 20, 23, "Most of them ingest on a laptop on the train."],
-  ["Sam", 24, 28, "Then SQLite it is, one file per library."],
-  ["Dana", 29, 34, "Agreed. The budget is approved and the meeting is closed."],
-] as const;
-
-/** meeting.mp4 and its subtitles meeting.vtt in `folder`; returns the video's path. */
-function makeMeeting(folder: string): string {
-  const video = join(folder, "meeting.mp4");
-  const made = spawnSync("ffmpeg", ["-y", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=0x34495e:s=640x360:r=5:d=36", "-pix_fmt", "yuv420p", video]);
-  if (made.status !== 0) throw new Error(`ffmpeg could not make the meeting: ${String(made.stderr)}`);
-  const clock = (second: number): string => `00:00:${String(second).padStart(2, "0")}.000`;
-  writeFileSync(join(folder, "meeting.vtt"), ["WEBVTT", "", ...meetingCues.flatMap(([who, start, end, text]) => [`${clock(start)} --> ${clock(end)}`, `<v ${who}>${text}</v>`, ""])].join("\n"));
-  return video;
-}
+/** The meeting's voices, with one line more of Ravi's than the tests' meeting. */
+const meetingLines = [...meetingCues.slice(0, 4), ["Ravi", 20, 23, "Most of them ingest on a laptop on the train."] as const, ["Sam", 24, 28, "Then SQLite it is, one file per library."] as const, ["Dana", 29, 34, "Agreed. The budget is approved and the meeting is closed."] as const];
+const makeScreenshotMeeting = (folder: string): string => makeMeeting(folder, { cues: meetingLines, color: "0x34495e", size: "640x360" });
 
 const sizes = [
   { name: "laptop", width: 1280, height: 800 },
@@ -55,7 +38,7 @@ async function main(): Promise<void> {
 
   const scratch = mkdtempSync(join(tmpdir(), "videorag-shots-"));
   const libraryPath = join(scratch, "library");
-  const media = [sharedPath("media/subtitled/friday.mp4"), sharedPath("media/subtitled/popeye_vobsub.mkv"), makeMeeting(scratch)];
+  const media = [sharedPath("media/subtitled/friday.mp4"), sharedPath("media/subtitled/popeye_vobsub.mkv"), makeScreenshotMeeting(scratch)];
   const ingest = runCli(scratch, ["ingest", "--library", libraryPath, "--no-visual", ...media]);
   if (ingest.status !== 0) throw new Error(`ingest failed:\n${ingest.stderr}`);
 

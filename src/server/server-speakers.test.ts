@@ -4,8 +4,7 @@
 // not have, a name that is not text, a video that is not there, a rename from another site).
 
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -14,20 +13,10 @@ import { openLibrary, type Library } from "../library.js";
 import { createApp } from "./create-app.js";
 import { createIngestJobs, type IngestJobs } from "./ingest-jobs.js";
 import { startServer } from "./start-server.js";
+import { makeMeeting, meetingCues, needsFfmpeg } from "../test-support/meeting.js";
 import { webVtt } from "./transcript-vtt.js";
 
-const needsFfmpeg = spawnSync("ffmpeg", ["-version"]).error ? "ffmpeg is not installed (apt-get install ffmpeg)" : false;
-
-const cues = [
-  ["Dana", 1, 5, "Welcome everyone, today we decide the budget for next year."],
-  ["Sam", 6, 10, "I think we should move the search index to Postgres."],
-  ["Dana", 11, 15, "The budget for hardware stays at forty thousand euros."],
-  ["Ravi", 16, 20, "Postgres needs a server, and our users work offline."],
-  ["Sam", 21, 25, "Then SQLite it is, one file per library."],
-  ["Dana", 26, 30, "Agreed. The budget is approved and the meeting is closed."],
-] as const;
-
-const clock = (seconds: number): string => `00:00:${String(seconds).padStart(2, "0")}.000`;
+const cues = meetingCues;
 const json = (body: unknown, method = "POST"): RequestInit => ({ method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 const rename = (name: unknown): RequestInit => json({ name }, "PUT");
 
@@ -70,10 +59,7 @@ describe("speakers through the HTTP API, on a meeting with WebVTT voices", { ski
   let meetingId: string;
 
   before(async () => {
-    const video = join(scratch, "meeting.mp4");
-    const made = spawnSync("ffmpeg", ["-y", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=320x240:r=5:d=32", "-pix_fmt", "yuv420p", video]);
-    assert.equal(made.status, 0, String(made.stderr));
-    writeFileSync(join(scratch, "meeting.vtt"), ["WEBVTT", "", ...cues.flatMap(([who, start, end, text]) => [`${clock(start)} --> ${clock(end)}`, `<v ${who}>${text}</v>`, ""])].join("\n"));
+    const video = makeMeeting(scratch);
     library = await openLibrary({ path: join(scratch, "library"), ocr: false, visual: false });
     const report = await library.ingest([video]);
     assert.equal(report.failed, 0, JSON.stringify(report.results));

@@ -5,8 +5,7 @@
 // input shows its progress, lands in the library and is found by a search; a server with a token asks for it, then
 // lets the page in; a meeting's page names who speaks in its text and renames a speaker in place.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -14,6 +13,7 @@ import { chromium, type Page } from "playwright-core";
 import { openLibrary } from "../library.js";
 import { formatTimestamp } from "../text/citation-format.js";
 import { runCli } from "../test-support/cli.js";
+import { makeMeeting, meetingCues } from "../test-support/meeting.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
 import { startServer } from "./index.js";
 
@@ -29,27 +29,13 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 const subtitledLibrary = join(scratch, "subtitled");
 const meetingLibrary = join(scratch, "meeting");
 
-/** Who says what in the meeting (its WebVTT voices): speaker, start and end second, words. */
-const meetingCues = [
-  ["Dana", 1, 5, "Welcome everyone, today we decide the budget for next year."],
-  ["Sam", 6, 10, "I think we should move the search index to Postgres."],
-  ["Dana", 11, 15, "The budget for hardware stays at forty thousand euros."],
-  ["Ravi", 16, 20, "Postgres needs a server, and our users work offline."],
-  ["Sam", 21, 25, "Then SQLite it is, one file per library."],
-  ["Dana", 26, 30, "Agreed. The budget is approved and the meeting is closed."],
-] as const;
-
 before(() => {
   if (skip) return;
   const media = [sharedPath("media/subtitled/friday.mp4"), sharedPath("media/subtitled/popeye_vobsub.mkv")];
   const ingest = runCli(scratch, ["ingest", "--library", subtitledLibrary, "--no-visual", ...media]);
   assert.equal(ingest.status, 0, ingest.stderr);
   // A meeting: a grey picture, and subtitles that name who speaks.
-  const meeting = join(scratch, "meeting.mp4");
-  const made = spawnSync("ffmpeg", ["-y", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=320x240:r=5:d=32", "-pix_fmt", "yuv420p", meeting]);
-  assert.equal(made.status, 0, String(made.stderr));
-  const clock = (second: number): string => `00:00:${String(second).padStart(2, "0")}.000`;
-  writeFileSync(join(scratch, "meeting.vtt"), ["WEBVTT", "", ...meetingCues.flatMap(([who, start, end, text]) => [`${clock(start)} --> ${clock(end)}`, `<v ${who}>${text}</v>`, ""])].join("\n"));
+  const meeting = makeMeeting(scratch);
   const meetingIngest = runCli(scratch, ["ingest", "--library", meetingLibrary, "--no-visual", meeting]);
   assert.equal(meetingIngest.status, 0, meetingIngest.stderr);
 });
