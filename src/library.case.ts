@@ -24,9 +24,10 @@ export function subtitledLibraryCases(name: string, open: OpenLibraryAt): void {
       const first = answer.citations[0];
       assert.ok(first, answer.text);
       assert.equal(first.title, "friday.mp4");
-      assert.equal(formatCitation(first), "[friday.mp4 0:03–0:04]");
+      // Its subtitles name no one: the speaker comes from the diarizer, where one runs.
+      assert.match(formatCitation(first), /^\[friday\.mp4 0:03–0:04(?: · Speaker \d)?\]$/);
       assert.match(first.quote, /bad humor/);
-      assert.match(answer.text, /\[friday\.mp4 0:03–0:04\]/);
+      assert.match(answer.text, /\[friday\.mp4 0:03–0:04(?: · Speaker \d)?\]/);
       assert.match(answer.profile.summary, /lite/);
     });
 

@@ -12,7 +12,7 @@ import { expandInputs, extractClips, ingestMediaFile, ingestTranscripts, summari
 import type { ExtractionEvent, ExtractionReport, ExtractionSettings, GraphSettings, IngestOptions, IngestReport, IngestResult } from "./ingest/index.js";
 import { chooseProviders, liteConfig, type ProviderChoice } from "./providers/registry.js";
 import { entityNameKey, refreshEntityDescriptions } from "./graph/index.js";
-import { analyzeText, retrievalHits, retrieve, retrieveVideos, searchChapters, termKey, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
+import { analyzeText, retrievalHits, retrieve, retrieveVideos, sameVoices, searchChapters, termKey, type Retrieval, type ScoredVideo, type VoiceMatch } from "./retrieval/index.js";
 import { VideoRagError } from "./spec/index.js";
 import type { Answer, Chapter, EntityMatch, QuestionIntent, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Segment, SegmentSource, Store, Video } from "./spec/index.js";
 import { libraryLocation } from "./library-location.js";
@@ -28,7 +28,7 @@ const storeMethods: Record<keyof Store, true> = {
   staleEntities: true, setEntityDescriptions: true, graphStats: true, videoEntities: true, getFrames: true,
   clipSignals: true, markAsked: true, clipStages: true, writeBack: true, refreshStageKey: true, extractionStatus: true,
   getChapters: true, listChapters: true, searchChapters: true,
-  speakerNames: true, setSpeakerName: true, findSpeakers: true,
+  speakerNames: true, setSpeakerName: true, findSpeakers: true, speakerVoices: true, setSpeakerVoices: true, voiceVectors: true,
   close: true,
 };
 
@@ -115,6 +115,11 @@ export interface VideoSpeaker {
   talkSeconds: number;
   firstSecond: number;
   firstWords: string;
+  /**
+   * Speakers of other videos with a voice like this one's, most alike first: proposals that they are one person (only
+   * where the diarizer gives voice vectors, as the neural one does).
+   */
+  sameVoice?: { videoId: string; title: string; label: string; name?: string; similarity: number }[];
 }
 
 export interface SummarizeOptions {
@@ -360,8 +365,9 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     moments: Hit[],
     maxSentences?: number,
     speakers?: ReadonlyMap<string, ReadonlySet<string>>,
+    everyVoice?: boolean,
   ): Promise<Omit<Answer, "profile" | "timings">> =>
-    extractiveAnswer({ ...(await readExtractiveInput(store, question, moments, isEstimated, { speakers })), maxSentences });
+    extractiveAnswer({ ...(await readExtractiveInput(store, question, moments, isEstimated, { speakers, everyVoice })), maxSentences });
 
   const graphSettings = (choice: ProviderChoice): GraphSettings => ({
     model: choice.llm,
@@ -422,7 +428,20 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         firstWords: segment.text.split(/\s+/).slice(0, 12).join(" "),
       });
     }
-    return [...found.values()].map((speaker) => ({ ...speaker, talkSeconds: Math.round(speaker.talkSeconds * 10) / 10 }));
+    const alike = found.size > 0 ? sameVoices(await store.voiceVectors(), video.id) : new Map<string, VoiceMatch[]>();
+    const others = new Map<string, { title: string; names: Record<string, string> }>();
+    for (const videoId of new Set([...alike.values()].flat().map((match) => match.videoId))) {
+      const other = await store.getVideo(videoId);
+      if (other) others.set(videoId, { title: other.title, names: await store.speakerNames(videoId) });
+    }
+    return [...found.values()].map((speaker) => {
+      const sameVoice = (alike.get(speaker.label) ?? []).flatMap((match) => {
+        const other = others.get(match.videoId);
+        const name = other?.names[match.label];
+        return other ? [{ videoId: match.videoId, title: other.title, label: match.label, ...(name ? { name } : {}), similarity: match.similarity }] : [];
+      });
+      return { ...speaker, talkSeconds: Math.round(speaker.talkSeconds * 10) / 10, ...(sameVoice.length > 0 ? { sameVoice } : {}) };
+    });
   };
   const liteSummaryOf = async (video: Video, length: SummaryLength): Promise<VideoSummary> =>
     liteSummary({ video, chapters: await chaptersOf(video), segments: await store.getSegments(video.id, 0, Number.POSITIVE_INFINITY), length });

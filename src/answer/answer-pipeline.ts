@@ -33,6 +33,7 @@ import { overviewText, summaryEvidence, topicsText } from "./overview-answer.js"
 import { defaultStepSettings, stepAnswer, type StepInput } from "./step-answer.js";
 import { streamLlmAnswer } from "./llm-answer.js";
 import { clipId, planExtraction, type PlannedClip, type PlannedStage } from "./plan-extraction.js";
+import { readSpeakerNaming } from "./speaker-naming.js";
 import { redescribeClip } from "./redescribe-clip.js";
 
 /** Progress of question-time extraction: each round's plan, then the extractor's own events. */
@@ -56,7 +57,7 @@ export interface QuestionExtraction {
   extract(
     clips: { videoId: string; clipIndex: number }[],
     stages: PlannedStage[],
-    options: { budgetSeconds: number; onProgress?: (event: ExtractionEvent) => void; signal?: AbortSignal },
+    options: { budgetSeconds: number; onProgress?: (event: ExtractionEvent) => void; signal?: AbortSignal; speakersNow?: boolean },
   ): Promise<ExtractionReport>;
 }
 
@@ -69,7 +70,14 @@ export interface AnswerContext {
   /** The moments a retrieval ranks, merged and trimmed for display. */
   hits(question: string, retrieval: Retrieval, limit: number): Promise<Hit[]>;
   /** The lite answer: the moments' sentences that carry the question's rarest words, each cited. */
-  extractive(question: string, moments: Hit[], maxSentences?: number, speakers?: ReadonlyMap<string, ReadonlySet<string>>): Promise<Omit<Answer, "profile" | "timings">>;
+  /** `everyVoice`: name a video's speaker even where it is its only, unnamed, voice (a question about speakers). */
+  extractive(
+    question: string,
+    moments: Hit[],
+    maxSentences?: number,
+    speakers?: ReadonlyMap<string, ReadonlySet<string>>,
+    everyVoice?: boolean,
+  ): Promise<Omit<Answer, "profile" | "timings">>;
   /** True when the video's times were estimated from a transcript without timestamps. */
   timesEstimated(videoId: string): Promise<boolean>;
   frames: FrameSource;
@@ -128,13 +136,21 @@ export async function answerQuestion(question: string, context: AnswerContext, o
   const given = resolveScope(question, videos, options.videoIds);
   // "What did Dana say about …": only Dana's lines, in the videos where Dana speaks; "who said …" answers with the speaker.
   const reference = speakerReference(question);
-  const speakers = reference?.name ? await speakersNamed(context.store, reference.name) : undefined;
-  const scope = speakers ? given.length > 0 ? given.filter((video) => speakers.has(video.id)) : videos.filter((video) => speakers.has(video.id)) : given;
-  const videoIds = scope.length > 0 || speakers ? scope.map((video) => video.id) : undefined;
+  const scoped = (named: Map<string, Set<string>> | undefined): Video[] =>
+    named ? (given.length > 0 ? given : videos).filter((video) => named.has(video.id)) : given;
+  const idsOf = (named: Map<string, Set<string>> | undefined): string[] | undefined => {
+    const inScope = scoped(named);
+    return inScope.length > 0 || named ? inScope.map((video) => video.id) : undefined;
+  };
+  let speakers = reference?.name ? await speakersNamed(context.store, reference.name) : undefined;
+  const extraction = options.extract === false || !context.extraction ? undefined : await extractForQuestion(question, context, { ...options, videoIds: idsOf(speakers) }, warnings);
+  // Speech recognised for this question may have brought the speaker's first lines ("Speaker 2" in a video diarized now).
+  if (reference?.name && (extraction?.clips.length ?? 0) > 0) speakers = await speakersNamed(context.store, reference.name);
+  const scope = scoped(speakers);
+  const videoIds = idsOf(speakers);
   // What to look for besides the speaker: the question's other content words ("the budget"), framing ("say") aside.
   const restWords = reference?.rest ? analyzeText(reference.rest).filter((word) => !isKindCue(word)) : [];
   const asked = (speakers || reference?.asksWho) && restWords.length > 0 ? (reference?.rest as string) : question;
-  const extraction = options.extract === false || !context.extraction ? undefined : await extractForQuestion(question, context, { ...options, videoIds }, warnings);
   const extracted = performance.now();
 
   const found = await context.retrieve(asked, { mode: options.mode, limit: limit * 2, signal: options.signal, videoIds });
@@ -267,7 +283,7 @@ export async function answerQuestion(question: string, context: AnswerContext, o
       return { ...answered, ...steps, warnings: [...found.warnings, ...warnings], profile: lite("steps"), timings: timings(performance.now()) };
     }
   }
-  const quoted = await context.extractive(asked, moments, options.maxSentences, speakers);
+  const quoted = await context.extractive(asked, moments, options.maxSentences, speakers, reference !== undefined);
   const answer = reference?.asksWho ? whoSaid(quoted) : quoted;
   options.onText?.(answer.text);
   return {
@@ -395,14 +411,12 @@ async function languageModelAnswer(
   const segments = new Map<Hit, Segment[]>();
   const estimated = new Map<string, boolean>();
   const ranges = await store.getSegmentRanges(moments);
-  const names = new Map<string, Record<string, string>>();
   for (const [at, moment] of moments.entries()) {
     segments.set(moment, ranges[at] ?? []);
     if (!estimated.has(moment.videoId)) estimated.set(moment.videoId, await context.timesEstimated(moment.videoId));
-    if (!names.has(moment.videoId) && ranges[at]?.some((segment) => segment.speaker)) names.set(moment.videoId, await store.speakerNames(moment.videoId));
   }
   const evidence = buildEvidence(moments, {
-    speakerOf: (videoId, label) => names.get(videoId)?.[label] ?? label,
+    speakerOf: await readSpeakerNaming(store, moments.map((moment, at) => ({ videoId: moment.videoId, segments: ranges[at] ?? [] })), { everyVoice: speakerReference(question) !== undefined }),
     segmentsOf: (moment) => {
       const description = descriptions.get(moment);
       return [...(description ? [description] : []), ...(segments.get(moment) ?? [])];
@@ -482,6 +496,8 @@ async function extractForQuestion(question: string, context: AnswerContext, opti
   if ((await open()).length === 0) return result;
   const started = performance.now();
   const kinds = questionKinds(question);
+  // A question about a person needs to know who speaks in the speech it has recognised, not once the video's is all in.
+  const speakersNow = speakerReference(question) !== undefined;
   const planned = new Set<string>();
   for (let round = 1; round <= settings.rounds; round++) {
     options.signal?.throwIfAborted();
@@ -506,7 +522,7 @@ async function extractForQuestion(question: string, context: AnswerContext, opti
     for (const clip of plan.clips) planned.add(clipId(clip));
     options.onExtraction?.({ type: "plan", round, stages: plan.stages, clips: plan.clips });
     await store.markAsked(plan.clips);
-    const report = await settings.extract(plan.clips, plan.stages, { budgetSeconds: left, onProgress: options.onExtraction, signal: options.signal });
+    const report = await settings.extract(plan.clips, plan.stages, { budgetSeconds: left, onProgress: options.onExtraction, signal: options.signal, speakersNow });
     result.rounds = round;
     result.clips.push(...report.clips);
     for (const failure of report.failed.slice(0, 3)) {

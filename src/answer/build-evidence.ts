@@ -9,8 +9,8 @@ export interface BuildEvidenceOptions {
   segmentsOf: (moment: Hit) => Segment[];
   /** True when the video's times were estimated from a transcript without timestamps. */
   timesEstimated: (videoId: string) => boolean;
-  /** The name a segment's speaker is shown by (its label when absent). */
-  speakerOf?: (videoId: string, label: string) => string;
+  /** The name a segment's speaker is shown by (its label when absent; not shown where it gives undefined). */
+  speakerOf?: (videoId: string, label: string) => string | undefined;
   /** Longest text of one evidence item; longer runs are split between segments. Default 600. */
   maxItemChars?: number;
 }
@@ -67,7 +67,8 @@ export function buildEvidence(moments: Hit[], options: BuildEvidenceOptions): Ev
           // Speech reads as prose; screen lines and labels are separate items; a change of voice is named ("Dana: …").
           text: run
             .map((segment, index) => {
-              const voice = segment.speaker && segment.speaker !== run[index - 1]?.speaker ? `${options.speakerOf?.(moment.videoId, segment.speaker) ?? segment.speaker}: ` : "";
+              const who = segment.speaker && segment.speaker !== run[index - 1]?.speaker ? (options.speakerOf ? options.speakerOf(moment.videoId, segment.speaker) : segment.speaker) : undefined;
+              const voice = who ? `${who}: ` : "";
               return `${voice}${oneLine(segment.text)}`;
             })
             .join(kind === "transcript" ? " " : "; "),

@@ -45,7 +45,7 @@ export interface ExtractiveInput {
   /** At most this many sentences, whatever their length. */
   maxSentences?: number;
   /** The name (or label) a segment's speaker is shown by; citations carry no speaker when absent. */
-  speakerOf?: (videoId: string, label: string) => string;
+  speakerOf?: (videoId: string, label: string) => string | undefined;
   settings?: Partial<ExtractiveSettings>;
 }
 
@@ -195,10 +195,12 @@ export function extractiveAnswer(input: ExtractiveInput): Omit<Answer, "profile"
     quote: candidate.segment.text,
     score: Number(candidate.score.toFixed(4)),
     timesEstimated: input.timesEstimated(candidate.moment.videoId),
-    ...(candidate.segment.speaker && input.speakerOf ? { speaker: input.speakerOf(candidate.moment.videoId, candidate.segment.speaker) } : {}),
+    ...withSpeaker(candidate.segment.speaker && input.speakerOf ? input.speakerOf(candidate.moment.videoId, candidate.segment.speaker) : undefined),
   }));
   const text = citations
     .map((citation) => `${citation.quote.replace(/\s+/g, " ").trim()} ${formatCitation(citation, citation.timesEstimated)}`)
     .join("\n");
   return { text, citations, warnings };
 }
+
+const withSpeaker = (speaker: string | undefined): { speaker?: string } => (speaker ? { speaker } : {});

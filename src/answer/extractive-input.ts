@@ -4,6 +4,7 @@
 import { analyzeText, termKey } from "../retrieval/index.js";
 import type { Hit, Segment, Store } from "../spec/index.js";
 import type { ExtractiveInput } from "./extractive-answer.js";
+import { readSpeakerNaming } from "./speaker-naming.js";
 
 /** Seconds read on each side of a moment: the sentence that answers may sit next to the one that matched best. */
 const momentMarginSeconds = 15;
@@ -17,7 +18,7 @@ export async function readExtractiveInput(
   question: string,
   moments: Hit[],
   timesEstimated: (videoId: string) => Promise<boolean>,
-  options: { speakers?: ReadonlyMap<string, ReadonlySet<string>> } = {},
+  options: { speakers?: ReadonlyMap<string, ReadonlySet<string>>; everyVoice?: boolean } = {},
 ): Promise<ExtractiveInput> {
   const words = analyzeText(question);
   const { frequencies, documentCount } = await store.termDocumentFrequency(words);
@@ -34,14 +35,17 @@ export async function readExtractiveInput(
   );
   // A question about one speaker reads only that speaker's lines.
   const bySpeaker = options.speakers;
-  const names = new Map<string, Record<string, string>>();
   for (const [at, moment] of moments.entries()) {
     const read = ranges[at] ?? [];
     const labels = bySpeaker?.get(moment.videoId);
     sentences.set(moment, bySpeaker ? read.filter((segment) => segment.speaker !== undefined && labels?.has(segment.speaker)) : read);
     estimated.set(moment.videoId, await timesEstimated(moment.videoId));
-    if (!names.has(moment.videoId) && read.some((segment) => segment.speaker)) names.set(moment.videoId, await store.speakerNames(moment.videoId));
   }
+  const speakerOf = await readSpeakerNaming(
+    store,
+    moments.map((moment, at) => ({ videoId: moment.videoId, segments: ranges[at] ?? [] })),
+    { everyVoice: options.everyVoice === true || bySpeaker !== undefined },
+  );
   return {
     question,
     moments,
@@ -49,6 +53,6 @@ export async function readExtractiveInput(
     analyze: (text) => analyzeText(text).map(termKey),
     termWeight: (key) => Math.log(1 + (documentCount + 1) / ((stemFrequency.get(key) ?? 0) + 1)),
     timesEstimated: (videoId) => estimated.get(videoId) ?? false,
-    speakerOf: (videoId, label) => names.get(videoId)?.[label] ?? label,
+    speakerOf,
   };
 }

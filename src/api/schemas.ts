@@ -209,6 +209,10 @@ export const speakerSchema = z.object({
   firstSecond: z.number(),
   /** The first words the speaker says. */
   firstWords: z.string(),
+  /** Speakers of other videos whose voice is like this one's (a neural diarizer's voice vectors), most alike first. */
+  sameVoice: z
+    .array(z.object({ videoId: z.string(), title: z.string(), label: z.string(), name: z.string().optional(), similarity: z.number() }))
+    .optional(),
 });
 export const speakersResponseSchema = z
   .object({ videoId: z.string(), title: z.string(), speakers: z.array(speakerSchema) })
@@ -339,12 +343,19 @@ export function segmentJson(segment: Segment, names: Readonly<Record<string, str
 /** A video's speakers as the faces show them (the library's VideoSpeaker, matched structurally as summaryJson's value is). */
 export function speakersJson(
   video: Pick<Video, "id" | "title">,
-  speakers: readonly { label: string; name?: string; talkSeconds: number; firstSecond: number; firstWords: string }[],
+  speakers: readonly { label: string; name?: string; talkSeconds: number; firstSecond: number; firstWords: string; sameVoice?: SpeakersJson["speakers"][number]["sameVoice"] }[],
 ): SpeakersJson {
   return {
     videoId: video.id,
     title: video.title,
-    speakers: speakers.map(({ label, name, talkSeconds, firstSecond, firstWords }) => ({ label, ...(name ? { name } : {}), talkSeconds, firstSecond, firstWords })),
+    speakers: speakers.map(({ label, name, talkSeconds, firstSecond, firstWords, sameVoice }) => ({
+      label,
+      ...(name ? { name } : {}),
+      talkSeconds,
+      firstSecond,
+      firstWords,
+      ...(sameVoice && sameVoice.length > 0 ? { sameVoice } : {}),
+    })),
   };
 }
 

@@ -258,7 +258,11 @@ async function speakersCommand(values: Values, references: string[]): Promise<vo
       speakers.length === 0
         ? `${video.title} has no speakers: no speech was split into voices (and no subtitle names who speaks).`
         : speakers
-            .map((speaker) => `${speaker.name ? `${speaker.name} (${speaker.label})` : speaker.label}  ${formatTimestamp(speaker.talkSeconds)} of talk, from ${formatTimestamp(speaker.firstSecond)}: "${speaker.firstWords}"`)
+            .map((speaker) => {
+              const line = `${speaker.name ? `${speaker.name} (${speaker.label})` : speaker.label}  ${formatTimestamp(speaker.talkSeconds)} of talk, from ${formatTimestamp(speaker.firstSecond)}: "${speaker.firstWords}"`;
+              const alike = (speaker.sameVoice ?? []).map((match) => `${match.name ?? match.label} in ${match.title} (${match.similarity.toFixed(2)})`);
+              return alike.length > 0 ? `${line}\n    same voice as ${alike.join(", ")}?` : line;
+            })
             .join("\n"),
     );
   });
@@ -456,7 +460,7 @@ async function modelsCommand(values: Values, args: string[]): Promise<void> {
         `models folder: ${dir}`,
         ...listing.map((model) => {
           const size = model.status === "missing" ? megabytes(model.expectedSizeBytes) : megabytes(model.sizeBytes);
-          const line = `  ${model.status.padEnd(8)} ${model.name.padEnd(32)} ${model.kind.padEnd(15)} ${size.padStart(9)}`;
+          const line = `  ${model.status.padEnd(8)} ${model.name.padEnd(32)} ${model.kind.padEnd(20)} ${size.padStart(9)}`;
           return model.status === "present" ? line : `${line}  (without it: ${model.fallback})`;
         }),
       ].join("\n"),

@@ -34,6 +34,17 @@ const onnx = z
   .strict();
 const off = z.object({ provider: z.literal("off") }).strict();
 const lite = <Name extends string>(name: Name) => z.object({ provider: z.literal(name) }).strict();
+const sherpaDiarizer = z
+  .object({
+    provider: z.literal("sherpa-onnx"),
+    /** A speaker-segmentation model of `videorag models list`; default pyannote-segmentation-3.0. */
+    segmentation: z.string().min(1).optional(),
+    /** A speaker-embedding model of `videorag models list`; default 3dspeaker-campplus-en-voxceleb. */
+    embedding: z.string().min(1).optional(),
+    /** How far apart (cosine distance) two voices must be to stay two speakers, when their number is not given; default 0.5. */
+    threshold: z.number().gt(0).lt(2).optional(),
+  })
+  .strict();
 
 export const configSchema = z
   .object({
@@ -59,8 +70,11 @@ export const configSchema = z
         imageText: z.union([transformers, off]).optional(),
         transcriber: z.union([lite("pocketsphinx"), transcriptionModel, transformers, off]).optional(),
         ocr: z.union([lite("tesseract"), off]).optional(),
-        /** Who speaks: the lite diarizer (default wherever speech is recognised), or off. */
-        diarizer: z.union([lite("lite"), off]).optional(),
+        /**
+         * Who speaks: the lite diarizer (default wherever speech is recognised), the neural one through sherpa-onnx
+         * (models from `videorag models pull`; falls back to lite while they are missing), or off.
+         */
+        diarizer: z.union([lite("lite"), sherpaDiarizer, off]).optional(),
         detector: z.union([onnx, off]).optional(),
         tagger: z.union([onnx, off]).optional(),
         /**

@@ -36,6 +36,11 @@ export interface ExtractOptions {
   batchClips?: number;
   /** Run stages that failed on a clip before again. Default false. */
   retryFailed?: boolean;
+  /**
+   * Find who speaks in the speech recognised so far, before all of a video's speech is in (a question about a person
+   * needs it now). Default false: the speakers stage waits for the whole video's speech.
+   */
+  speakersNow?: boolean;
   onProgress?: (event: ExtractionEvent) => void;
   signal?: AbortSignal;
 }
@@ -212,24 +217,31 @@ async function extractBatch(
 
   // Speakers are the whole video's, like chapters: once every clip's speech is in, its speech segments are labelled
   // together (the diarizer over the whole audio, or the transcriber's own labels), replacing them with the labels on.
+  // Before that, only a question about a person (`speakersNow`) diarizes; the voices it keeps then label the speech
+  // recognised after, so labels never change their voice.
   const speakersOpen = planned.some((index) => isOpen(index, "speakers", derivedKeys.speakers)) || [...ran.values()].some((stagesRun) => stagesRun.has("speech"));
   const speechSettled = spans.every((span) => {
     const record = records.find((entry) => entry.clipIndex === span.index && entry.stage === "speech") ?? table.get(span.index)?.get("speech");
     return !record || record.status === "done";
   });
-  if (wanted.has("speakers") && speakersOpen && speechSettled) {
+  const kept = wanted.has("speakers") && speakersOpen ? await store.speakerVoices(video.id) : undefined;
+  const speech = segments.filter((segment) => segment.source === "speech");
+  const labelNow = wanted.has("speakers") && speakersOpen && speech.length > 0 && (speechSettled || kept?.key === derivedKeys.speakers || options.speakersNow === true);
+  if (labelNow) {
     options.onProgress?.({ type: "extract-stage", videoId: video.id, path, stage: "speakers", clipIndexes: planned });
-    const speech = segments.filter((segment) => segment.source === "speech");
     const labelled = await labelSpeakers({
       video,
       segments: speech,
       diarizer: settings.diarizer,
+      key: derivedKeys.speakers,
+      ...(kept ? { kept } : {}),
       speakers: settings.speakers,
       // Where voice activity detection ran, its regions; without it (no detector), the diarizer finds speech itself.
       ...(await speechRegionsOf(store, video.id)),
       tempDir: settings.tempDir,
       signal: options.signal,
     });
+    if (labelled.voices) await store.setSpeakerVoices(video.id, labelled.voices);
     for (const warning of labelled.warnings) if (!report.warnings.some((known) => known.detail === warning.detail)) report.warnings.push(warning);
     // Nothing is rewritten when no segment gained or changed a speaker (no diarizer, no labels).
     const same = labelled.segments.length === speech.length && labelled.segments.every((segment, index) => segment.speaker === speech[index]?.speaker);
@@ -237,6 +249,8 @@ async function extractBatch(
     for (const clipIndex of owners) replaces.push({ clipIndex, sources: ["speech"] });
     added.splice(0, added.length, ...added.filter((segment) => segment.source !== "speech" || !owners.has(segment.clipIndex ?? -1)), ...labelled.segments);
     if (!same) segments = [...segments.filter((segment) => segment.source !== "speech"), ...labelled.segments].sort((a, b) => a.startSecond - b.startSecond);
+  }
+  if (wanted.has("speakers") && speakersOpen && speechSettled) {
     for (const span of spans) {
       if (table.get(span.index)?.has("speakers")) records.push({ clipIndex: span.index, stage: "speakers", key: derivedKeys.speakers, status: "done" });
     }

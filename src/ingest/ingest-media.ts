@@ -25,6 +25,7 @@ import { buildClipDocuments, clipIndexAt, type ClipSpan } from "./clip-documents
 import { clipStages, derivedStageKeys, sameFrameBits, settingsKey, type ExtractionSettings } from "./clip-stages.js";
 import { hashFile, videoIdFromHash } from "./content-id.js";
 import { extractClips, type ExtractionEvent, type ExtractionReport } from "./extract-clips.js";
+import { labelSpeakers } from "./speaker-stage.js";
 import type { IngestEvent, IngestResult, MediaStage } from "./types.js";
 import { extractVisual, hasVisualModels, imageVectorRecords, type VisualStage } from "./visual-stage.js";
 import { graphNote, runGraphStage } from "./graph-stage.js";
@@ -52,7 +53,13 @@ export interface MediaIngestOptions {
 interface SubtitleStage {
   source: string;
   detail: string;
-  cues: { startSecond: number; endSecond: number; text: string }[];
+  cues: { startSecond: number; endSecond: number; text: string; speaker?: string }[];
+}
+
+/** Subtitles that name no one, with the speaker of each cue, and the voices found (vectors as plain lists, for JSON). */
+interface SubtitleSpeakersStage {
+  cues: SubtitleStage["cues"];
+  voices?: { key: string; voices: { label: string; turns: [number, number][]; vector?: number[] }[] };
 }
 
 /** Speech regions found by voice-activity detection; null when it did not run. */
@@ -190,6 +197,31 @@ export async function ingestMediaFile(
       result.warnings.push({ type: "skipped", feature: "speech", detail: `${basename(path)}: speech recognition is off and there are no subtitles` });
     }
 
+    // Subtitles that name no one: who speaks each cue comes from the diarizer, here in the light index (the lite one
+    // diarizes a minute of audio in under half a second), since subtitle text has no deferred stage to wait for.
+    const diarizer = context.diarizer;
+    const speakersKey = derivedStageKeys(context).speakers;
+    const voiced = diarizer && media.hasAudio && hasSubtitles && !subtitles.cues.some((cue) => cue.speaker)
+      ? await runStage<SubtitleSpeakersStage>("speakers", { version: 1, key: speakersKey, speakers: context.speakers ?? null }, async () => {
+          const labelled = await labelSpeakers({
+            video: { path, hasAudio: true },
+            segments: subtitles.cues.map((cue) => ({ ...cue, source: "subtitle" as const })),
+            diarizer,
+            key: speakersKey,
+            ...(context.speakers ? { speakers: context.speakers } : {}),
+            tempDir: context.tempDir,
+            signal,
+          });
+          return {
+            cues: labelled.segments.map(({ source: _source, ...cue }) => cue),
+            ...(labelled.voices
+              ? { voices: { key: labelled.voices.key, voices: labelled.voices.voices.map((voice) => ({ ...voice, vector: voice.vector ? [...voice.vector] : undefined })) } }
+              : {}),
+          };
+        })
+      : undefined;
+    const cues = voiced?.cues ?? subtitles.cues;
+
     const vad = media.hasAudio && !hasSubtitles && context.transcriber ? context.vad : undefined;
     const screenSettings = { version: 3, ocr: ocr?.id ?? null, frameGapSeconds: context.frameGapSeconds };
     const clips = planClips(media.durationSeconds, context.clipSeconds);
@@ -252,7 +284,7 @@ export async function ingestMediaFile(
     }
 
     const segments: Segment[] = [
-      ...subtitles.cues.map((cue) => ({ ...cue, source: "subtitle" as const })),
+      ...cues.map((cue) => ({ ...cue, source: "subtitle" as const })),
       ...clips.flatMap((clip) => {
         const frames = framesInClip(light.frames, clip);
         const clipEnd = Math.min(clip.endSecond, media.durationSeconds);
@@ -332,6 +364,11 @@ export async function ingestMediaFile(
       clipStages: records,
       chapters,
     });
+    if (voiced?.voices) {
+      const voices = voiced.voices.voices.map(({ vector, ...voice }) => ({ ...voice, ...(vector ? { vector: Float32Array.from(vector) } : {}) }));
+      await context.store.setSpeakerVoices(id, { key: voiced.voices.key, voices });
+      result.notes.push(`speakers: ${voices.length} in the subtitles, found by ${diarizer?.id}`);
+    }
     result.stageSeconds.commit = (performance.now() - started) / 1000;
     emit({ type: "stage-done", path, stage: "commit", seconds: result.stageSeconds.commit, resumed: false });
     if (graph) result.notes.push(graphNote(graph));

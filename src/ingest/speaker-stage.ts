@@ -1,12 +1,14 @@
-// Who speaks in a video's recognised speech. A transcriber that diarizes (a server's `diarized_json`) labels its segments
-// itself; otherwise the diarizer splits the whole video's speech into turns and each speech segment takes the voice of
-// the turn it overlaps most. Labels become "Speaker 1", "Speaker 2", … in order of first appearance, stable per video;
-// names a user gives are kept apart (the store's SpeakerNames), so renaming re-indexes nothing.
+// Who speaks in a video's recognised speech or unvoiced subtitles. A transcriber that diarizes (a server's
+// `diarized_json`) labels its segments itself; otherwise the diarizer splits the whole video's audio into turns and each
+// segment takes the voice of the turn it overlaps most. Labels become "Speaker 1", "Speaker 2", … in order of first
+// appearance, once: the voices are kept (the store's speakerVoices) and speech recognised later, at question time, is
+// labelled by them without diarizing again, so a label never changes its voice. Names a user gives are kept apart (the
+// store's SpeakerNames), so renaming re-indexes nothing.
 
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { extractAudio } from "../media/index.js";
-import type { Diarizer, Segment, SpeakerTurn, Video, Warning } from "../spec/index.js";
+import type { Diarizer, Segment, SpeakerTurn, SpeakerVoice, SpeakerVoices, Video, Warning } from "../spec/index.js";
 
 /** A diarizing server's or a diarizer's own label ("A", "SPEAKER_00", "spk_1", "S2"), not a person's name. */
 export function isMachineLabel(label: string): boolean {
@@ -45,10 +47,14 @@ export function assignTurns(segments: readonly Segment[], turns: readonly Speake
 }
 
 export interface SpeakerLabelling {
-  video: Video;
-  /** The video's speech segments (source "speech"). */
+  video: Pick<Video, "path" | "hasAudio">;
+  /** The video's transcript segments: recognised speech, or subtitles that name no one. */
   segments: readonly Segment[];
   diarizer?: Diarizer;
+  /** The key of the diarizer's settings (the speakers stage's key): voices kept under another key are found again. */
+  key: string;
+  /** The voices kept from an earlier run, which label the segments when their key is `key`. */
+  kept?: SpeakerVoices;
   /** Where the light index heard speech, for the diarizer. */
   speechRegions?: [number, number][];
   /** The number of speakers, when the user gave it. */
@@ -57,16 +63,26 @@ export interface SpeakerLabelling {
   signal?: AbortSignal;
 }
 
-/** The speech segments with their speakers; the diarizer runs only when the transcriber gave none. */
-export async function labelSpeakers(input: SpeakerLabelling): Promise<{ segments: Segment[]; warnings: Warning[]; diarized: boolean }> {
+export interface LabelledSpeakers {
+  segments: Segment[];
+  warnings: Warning[];
+  /** The voices the diarizer found now, to keep; absent when none ran. */
+  voices?: SpeakerVoices;
+}
+
+/**
+ * The segments with their speakers: by the kept voices when they are this diarizer's, else by the transcriber's labels,
+ * else by diarizing the video's audio now (its voices returned, to keep).
+ */
+export async function labelSpeakers(input: SpeakerLabelling): Promise<LabelledSpeakers> {
   const { segments, diarizer } = input;
-  if (segments.length === 0) return { segments: [], warnings: [], diarized: false };
   // A diarizing transcriber's labels stand when they are the whole video's (one request) or when nothing can do better;
   // labels given clip by clip cannot tell whether "A" of one clip is "A" of the next: the diarizer decides that.
   const labelled = segments.filter((segment) => segment.speaker);
   const clips = new Set(labelled.map((segment) => labelClip(segment.speaker as string)));
-  if (labelled.length > 0 && (clips.size <= 1 || !diarizer)) return { segments: numberSpeakers(segments), warnings: [], diarized: false };
-  if (!diarizer || !input.video.hasAudio) return { segments: [...segments], warnings: [], diarized: false };
+  if (labelled.length > 0 && (clips.size <= 1 || !diarizer)) return { segments: numberSpeakers(segments), warnings: [] };
+  if (input.kept && input.kept.key === input.key) return { segments: assignTurns(segments, turnsOf(input.kept.voices)), warnings: [] };
+  if (!diarizer || !input.video.hasAudio) return { segments: [...segments], warnings: [] };
   const scratch = await mkdtemp(join(input.tempDir, "speakers-"));
   try {
     const wavPath = join(scratch, "audio.wav");
@@ -76,8 +92,42 @@ export async function labelSpeakers(input: SpeakerLabelling): Promise<{ segments
       ...(input.speechRegions ? { speechRegions: input.speechRegions } : {}),
       ...(input.speakers ? { speakers: input.speakers } : {}),
     });
-    return { segments: numberSpeakers(assignTurns(segments, found.turns)), warnings: found.warnings, diarized: true };
+    const voices = numberVoices(found.turns, segments, found.embeddings);
+    return { segments: assignTurns(segments, turnsOf(voices)), warnings: found.warnings, voices: { key: input.key, voices } };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
 }
+
+/**
+ * The diarizer's voices as "Speaker 1", "Speaker 2", …: first those that say a segment, in the order their first
+ * segment starts (what a reader of the transcript meets first), then those no segment has yet, by their first turn.
+ */
+export function numberVoices(turns: readonly SpeakerTurn[], segments: readonly Segment[], embeddings?: Record<string, Float32Array>): SpeakerVoice[] {
+  const byLabel = new Map<string, [number, number][]>();
+  for (const turn of [...turns].sort((a, b) => a.startSecond - b.startSecond)) {
+    const list = byLabel.get(turn.speaker) ?? [];
+    list.push([turn.startSecond, turn.endSecond]);
+    byLabel.set(turn.speaker, list);
+  }
+  const firstSaid = new Map<string, number>();
+  for (const segment of assignTurns(segments, turns)) {
+    const first = segment.speaker === undefined ? undefined : firstSaid.get(segment.speaker);
+    if (segment.speaker !== undefined && (first === undefined || segment.startSecond < first)) firstSaid.set(segment.speaker, segment.startSecond);
+  }
+  const order = [...byLabel.keys()].sort((a, b) => {
+    const saidA = firstSaid.get(a);
+    const saidB = firstSaid.get(b);
+    if (saidA !== undefined && saidB !== undefined) return saidA - saidB;
+    if (saidA !== undefined || saidB !== undefined) return saidA !== undefined ? -1 : 1;
+    return ((byLabel.get(a) as [number, number][])[0]?.[0] ?? 0) - ((byLabel.get(b) as [number, number][])[0]?.[0] ?? 0);
+  });
+  return order.map((label, index) => {
+    const vector = embeddings?.[label];
+    return { label: `Speaker ${index + 1}`, turns: byLabel.get(label) as [number, number][], ...(vector ? { vector } : {}) };
+  });
+}
+
+/** The kept voices as turns, in time order. */
+export const turnsOf = (voices: readonly SpeakerVoice[]): SpeakerTurn[] =>
+  voices.flatMap((voice) => voice.turns.map(([startSecond, endSecond]) => ({ startSecond, endSecond, speaker: voice.label }))).sort((a, b) => a.startSecond - b.startSecond);

@@ -181,8 +181,9 @@ describe("videorag mcp over stdio", { skip: needsShared }, () => {
     const text = textOf(result);
     assert.match(text, /^meeting \(video meeting\), 2 speakers in order of first appearance:/);
     assert.match(text, /^2\. Sam Okafor \(label "Sam"\): 4 seconds of talk, first at 0:06 \(second 6\): "I think we should move/m);
-    const none = await call("list_speakers", { video: "friday.mp4" });
-    assert.match(textOf(none), /friday\.mp4 \(video \w+\) has no speakers/);
+    // friday's subtitles name no one: its voices are the diarizer's, which runs where speech can be recognised.
+    const friday = await call("list_speakers", { video: "friday.mp4" });
+    assert.match(textOf(friday), /friday\.mp4 \(video \w+\)(?: has no speakers|, 1 speaker in order of first appearance:)/);
 
     const bySam = (await call("search", { query: "Postgres", speaker: "Sam Okafor" })).structuredContent as { hits: HitJson[] };
     assert.ok(bySam.hits.length > 0 && bySam.hits.every((hit) => hit.videoId === "meeting"), JSON.stringify(bySam.hits));

@@ -137,7 +137,8 @@ function speakersText(body: SpeakersJson): string {
     `${head}, ${body.speakers.length} ${body.speakers.length === 1 ? "speaker" : "speakers"} in order of first appearance:`,
     ...body.speakers.map((speaker, index) => {
       const who = speaker.name ? `${speaker.name} (label "${speaker.label}")` : speaker.label;
-      return `${index + 1}. ${who}: ${seconds(speaker.talkSeconds)} seconds of talk, first at ${formatTimestamp(speaker.firstSecond)} (second ${seconds(speaker.firstSecond)}): "${oneLine(speaker.firstWords, 200)}"`;
+      const alike = (speaker.sameVoice ?? []).map((match) => `${match.name ?? match.label} in ${match.title} (video ${match.videoId}, similarity ${match.similarity})`);
+      return `${index + 1}. ${who}: ${seconds(speaker.talkSeconds)} seconds of talk, first at ${formatTimestamp(speaker.firstSecond)} (second ${seconds(speaker.firstSecond)}): "${oneLine(speaker.firstWords, 200)}"${alike.length > 0 ? `; the same voice as ${alike.join(", ")}?` : ""}`;
     }),
   ].join("\n");
 }

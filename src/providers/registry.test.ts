@@ -2,11 +2,18 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, test } from "node:test";
+import { after, describe, test } from "node:test";
+import { configSchema, loadConfig } from "../config/index.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
+import { writeTestSherpaModels } from "../test-support/sherpa-models.js";
 import { chooseProviders, liteConfig } from "./registry.js";
+import { loadSherpaOnnx } from "./sherpa/index.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "videorag-registry-test-"));
+const sherpaMissing: string | false = await loadSherpaOnnx().then(
+  () => false,
+  (error: unknown) => `sherpa-onnx-node does not load here (an optional dependency): ${String(error)}`,
+);
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 test("a configured model that is not in the folder falls back, naming the folder, the pull command and the fallback", async () => {
@@ -76,4 +83,75 @@ test("voice-activity detection: off when asked, a quiet summary line when its fi
   const wrongChoice = await chooseProviders(wrong, { ocr: false, speech: false });
   assert.equal(wrongChoice.vad, undefined);
   assert.ok(wrongChoice.warnings.some((warning) => warning.feature === "speech activity"), JSON.stringify(wrongChoice.warnings));
+});
+
+describe("the neural diarizer (sherpa-onnx)", () => {
+  // Speakers are split only where speech is recognised; an OpenAI-compatible transcriber needs no program or network here.
+  const withTranscriber = () => {
+    const config = liteConfig();
+    config.models.transcriber = { provider: "openai", model: "whisper-1", apiKeyEnv: "OPENAI_API_KEY" };
+    config.models.detector = { provider: "off" };
+    config.models.tagger = { provider: "off" };
+    config.models.vad = { provider: "off" };
+    return config;
+  };
+
+  test("configured while its model files are missing: the lite diarizer runs, with a fallback warning naming the pull command", async () => {
+    const config = withTranscriber();
+    config.modelsDir = join(scratch, "no-diarizer-models");
+    config.models.diarizer = { provider: "sherpa-onnx" };
+    const choice = await chooseProviders(config, { ocr: false, env: {} });
+    assert.match(choice.diarizer?.id ?? "", /^lite-diarizer@/);
+    assert.equal(choice.diarizer?.capabilities.embeddings, false);
+    const warning = choice.warnings.find((item) => item.feature === "speakers");
+    assert.ok(warning, JSON.stringify(choice.warnings));
+    assert.equal(warning.type, "fallback");
+    assert.match(warning.detail, /videorag models pull pyannote-segmentation-3\.0/);
+    assert.match(warning.detail, /videorag models pull 3dspeaker-campplus-en-voxceleb/);
+    assert.match(warning.detail, /lite diarizer/);
+    const line = choice.summary.find((item) => item.startsWith("speakers:")) ?? "";
+    assert.match(line, /^speakers: lite-diarizer@\d+ \(lite; sherpa-onnx is not used: pyannote-segmentation-3\.0 and 3dspeaker-campplus-en-voxceleb are not in .*\(videorag models pull pyannote-segmentation-3\.0 3dspeaker-campplus-en-voxceleb\)\)$/);
+  });
+
+  test("a name that is not a model of the right kind falls back too", async () => {
+    const config = withTranscriber();
+    config.models.diarizer = { provider: "sherpa-onnx", segmentation: "silero-vad" };
+    const choice = await chooseProviders(config, { ocr: false, env: {} });
+    assert.match(choice.diarizer?.id ?? "", /^lite-diarizer@/);
+    assert.match(choice.warnings.find((item) => item.feature === "speakers")?.detail ?? "", /"silero-vad" is not a speaker-segmentation model/);
+  });
+
+  test("with its models in the folder it runs, gives voice vectors, and the summary line names both models", { skip: sherpaMissing }, async () => {
+    const config = withTranscriber();
+    config.modelsDir = join(scratch, "diarizer-models");
+    await writeTestSherpaModels(config.modelsDir);
+    config.models.diarizer = { provider: "sherpa-onnx", threshold: 0.6 };
+    const choice = await chooseProviders(config, { ocr: false, env: {} });
+    assert.equal(choice.diarizer?.id, "sherpa-onnx@1:pyannote-segmentation-3.0+3dspeaker-campplus-en-voxceleb:threshold=0.6");
+    assert.equal(choice.diarizer?.capabilities.embeddings, true);
+    assert.ok(!choice.warnings.some((warning) => warning.feature === "speakers"), JSON.stringify(choice.warnings));
+    assert.ok(choice.summary.includes(`speakers: ${choice.diarizer?.id} (sherpa-onnx, ${config.modelsDir})`), JSON.stringify(choice.summary));
+  });
+
+  test("without speech recognition there is no diarizer, whatever is configured", async () => {
+    const config = liteConfig();
+    config.models.diarizer = { provider: "sherpa-onnx" };
+    const choice = await chooseProviders(config, { ocr: false, speech: false });
+    assert.equal(choice.diarizer, undefined);
+    assert.ok(choice.summary.includes("speakers: off"));
+  });
+
+  test("the configuration accepts the sherpa-onnx entry (also from VIDEORAG_DIARIZER) and refuses unknown keys and bad thresholds", () => {
+    const parse = (diarizer: unknown) => configSchema.safeParse({ models: { diarizer } });
+    assert.ok(parse({ provider: "sherpa-onnx" }).success);
+    assert.ok(parse({ provider: "sherpa-onnx", segmentation: "pyannote-segmentation-3.0", embedding: "3dspeaker-campplus-en-voxceleb", threshold: 0.7 }).success);
+    assert.ok(parse({ provider: "lite" }).success);
+    assert.equal(parse({ provider: "sherpa-onnx", model: "x" }).success, false, "unknown key");
+    assert.equal(parse({ provider: "sherpa-onnx", threshold: 0 }).success, false);
+    assert.equal(parse({ provider: "sherpa-onnx", threshold: 2 }).success, false);
+    assert.equal(parse({ provider: "sherpa-onnx", segmentation: "" }).success, false);
+    assert.equal(parse({ provider: "pyannote" }).success, false);
+    const loaded = loadConfig({ cwd: scratch, env: { VIDEORAG_DIARIZER: "sherpa-onnx" } });
+    assert.deepEqual(loaded.config.models.diarizer, { provider: "sherpa-onnx" });
+  });
 });

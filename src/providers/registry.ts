@@ -23,6 +23,7 @@ import { findManifestModel, modelsDir, pullModels, requireModel } from "./models
 import { createOpenAiEmbedder, createOpenAiLanguageModel, createOpenAiTranscriber } from "./openai-compatible/index.js";
 import { createMobilenetTagger, createSileroVad, createYoloxDetector } from "./onnx/index.js";
 import { createModelCache, createModelRuntime, type ModelRuntime } from "./runtime/index.js";
+import { createSherpaDiarizer, defaultSherpaModels, loadSherpaOnnx } from "./sherpa/index.js";
 import { createClipEncoder, createSentenceEmbedder, createWhisperTranscriber } from "./transformers/index.js";
 
 /** The providers in effect, each already wrapped by the runtime. */
@@ -84,6 +85,53 @@ const fallbacks: Record<keyof ModelsConfig, string> = {
   vad: "every clip of a video without subtitles may hold speech",
   diarizer: "speech is not split into speakers",
 };
+
+/** What a missing neural diarizer leaves; the manifest's fallback says the same for missing model files. */
+const liteSpeakers = "speech is split into speakers by the lite diarizer meanwhile";
+
+type SherpaDiarizerConfig = Extract<NonNullable<ModelsConfig["diarizer"]>, { provider: "sherpa-onnx" }>;
+
+/**
+ * The neural diarizer, or why it cannot run: `reason` (the full message, for the warning) and `summary` (a few words and
+ * the command that fixes it, for the summary line).
+ */
+async function chooseSherpaDiarizer(
+  config: SherpaDiarizerConfig,
+  dir: string,
+  ensureLocal: (name: string) => Promise<string>,
+): Promise<{ diarizer: Diarizer } | { reason: string; summary: string }> {
+  const names = { segmentation: config.segmentation ?? defaultSherpaModels.segmentation, embedding: config.embedding ?? defaultSherpaModels.embedding };
+  for (const [part, kind] of [["segmentation", "speaker-segmentation"], ["embedding", "speaker-embedding"]] as const) {
+    const model = findManifestModel(names[part]);
+    if (model?.kind !== kind) {
+      const summary = `"${names[part]}" is not a ${kind} model (see videorag models list)`;
+      return { reason: `${summary}; ${liteSpeakers}`, summary };
+    }
+  }
+  const missing: string[] = [];
+  const reasons: string[] = [];
+  for (const name of [names.segmentation, names.embedding]) {
+    const reason = await ensureLocal(name);
+    if (reason) {
+      missing.push(name);
+      reasons.push(reason);
+    }
+  }
+  if (missing.length > 0) {
+    return { reason: reasons.join(" "), summary: `${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not in ${dir} (videorag models pull ${missing.join(" ")})` };
+  }
+  try {
+    await loadSherpaOnnx();
+  } catch (error) {
+    const reason = VideoRagError.isInstance(error) ? error.message : String(error);
+    return { reason: `${reason}; ${liteSpeakers}`, summary: "the npm package sherpa-onnx-node is not installed or does not load here (npm install sherpa-onnx-node)" };
+  }
+  const [segmentationModel = ""] = requireModel(dir, names.segmentation);
+  const [embeddingModel = ""] = requireModel(dir, names.embedding);
+  return {
+    diarizer: createSherpaDiarizer({ segmentationModel, embeddingModel, names, ...(config.threshold !== undefined ? { threshold: config.threshold } : {}) }),
+  };
+}
 
 function apiKeyReader(variable: string, env: NodeJS.ProcessEnv): () => string | undefined {
   return () => env[variable] || undefined;
@@ -172,12 +220,25 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
     choice.summary.push(`speech: ${choice.transcriber.id} (lite)`);
   } else fallback("transcriber", "speech", "pocketsphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)");
 
-  // Speakers: the lite diarizer needs no weights, so it runs wherever speech is recognised.
+  // Speakers: the neural diarizer when configured and its package and models are here; else the lite diarizer, which
+  // needs no weights, so it runs wherever speech is recognised.
   const diarizer = models.diarizer;
   if (options.speech === false || diarizer?.provider === "off" || !choice.transcriber) choice.summary.push("speakers: off");
   else {
-    choice.diarizer = createLiteDiarizer();
-    choice.summary.push(`speakers: ${choice.diarizer.id} (lite${speech?.provider === "openai" && speech.responseFormat === "diarized_json" ? "; the transcriber's own labels within a clip" : ""})`);
+    const neural = diarizer?.provider === "sherpa-onnx" ? await chooseSherpaDiarizer(diarizer, dir, ensureLocal) : undefined;
+    if (neural && "diarizer" in neural) {
+      choice.diarizer = neural.diarizer;
+      choice.summary.push(`speakers: ${neural.diarizer.id} (sherpa-onnx, ${dir})`);
+    } else {
+      if (neural) choice.warnings.push({ type: "fallback", feature: "speakers", detail: neural.reason });
+      choice.diarizer = createLiteDiarizer();
+      const notes = [
+        "lite",
+        ...(speech?.provider === "openai" && speech.responseFormat === "diarized_json" ? ["the transcriber's own labels within a clip"] : []),
+        ...(neural ? [`sherpa-onnx is not used: ${neural.summary}`] : []),
+      ];
+      choice.summary.push(`speakers: ${choice.diarizer.id} (${notes.join("; ")})`);
+    }
   }
 
   // Detector and tagger: local ONNX files from the models folder.

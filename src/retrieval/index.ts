@@ -16,3 +16,4 @@ export { isKindCue, questionKinds, type QuestionKind } from "./question-kind.js"
 export { asksAboutLibrary, namedVideos, questionIntent } from "./question-intent.js";
 export { searchChapters, type ChapterSearchOptions } from "./chapter-search.js";
 export { speakerNameForms, speakerReference, type SpeakerReference } from "./speaker-reference.js";
+export { sameVoices, sameVoiceSimilarity, type VoiceMatch, type VoiceVector } from "./same-voice.js";

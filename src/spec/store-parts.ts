@@ -187,4 +187,32 @@ export interface SpeakerNames {
    * for a blank `name`.
    */
   findSpeakers(name: string): Promise<SpeakerMatch[]>;
+  /**
+   * The voices a diarizer found in a ready video, as the speakers stage kept them, with the key of the diarizer that
+   * found them; undefined when none are kept (or the video is not ready).
+   */
+  speakerVoices(videoId: string): Promise<SpeakerVoices | undefined>;
+  /**
+   * Keeps a ready video's voices, replacing those kept before: question-time extraction labels the speech it
+   * recognises later by these turns, without diarizing again. Removed with the video and when it is committed again
+   * from another source; kept from the same one. VIDEO_NOT_FOUND for a video that is not ready; ARGUMENT_INVALID for
+   * a blank or repeated label, a turn that is not 0 ≤ start < end (finite), or vectors of different lengths.
+   */
+  setSpeakerVoices(videoId: string, voices: SpeakerVoices): Promise<void>;
+  /** Every kept voice vector of the ready videos, by video id then label: the same voice is sought across videos. */
+  voiceVectors(): Promise<{ videoId: string; label: string; vector: Float32Array }[]>;
+}
+
+/** One voice of a video: its label on the segments, when it speaks, and its voice vector where the diarizer gives one. */
+export interface SpeakerVoice {
+  label: string;
+  turns: [startSecond: number, endSecond: number][];
+  /** Unit length; neural diarizers give one, the lite diarizer does not. */
+  vector?: Float32Array;
+}
+
+/** A video's voices and the key of the diarizer settings that found them. */
+export interface SpeakerVoices {
+  key: string;
+  voices: SpeakerVoice[];
 }

@@ -35,7 +35,7 @@ const graphMethods = [
 ] as const satisfies readonly (keyof GraphStore)[];
 const ledgerMethods = ["clipSignals", "markAsked", "clipStages", "writeBack", "refreshStageKey", "extractionStatus"] as const satisfies readonly (keyof ExtractionLedger)[];
 const chapterMethods = ["getChapters", "listChapters", "searchChapters"] as const satisfies readonly (keyof ChapterStore)[];
-const speakerMethods = ["speakerNames", "setSpeakerName", "findSpeakers"] as const satisfies readonly (keyof SpeakerNames)[];
+const speakerMethods = ["speakerNames", "setSpeakerName", "findSpeakers", "speakerVoices", "setSpeakerVoices", "voiceVectors"] as const satisfies readonly (keyof SpeakerNames)[];
 
 /** Never, when every method of `Part` is in `Listed`; otherwise the names left out, which fail the check below. */
 type Unlisted<Part, Listed extends readonly PropertyKey[]> = Exclude<keyof Part, Listed[number]>;

@@ -2,7 +2,7 @@
 // name need not decode them) and the names a user gave them, compare both by the same key, and turn their rows into the
 // same answers.
 
-import { VideoRagError, type Segment, type SpeakerMatch } from "../spec/index.js";
+import { VideoRagError, type Segment, type SpeakerMatch, type SpeakerVoices } from "../spec/index.js";
 import { storedText } from "./packed-text.js";
 
 /** What names and labels are compared by: case-insensitively, after NFC and trimming. */
@@ -74,3 +74,60 @@ export const toSpeakerMatch = (row: SpeakerMatchRow): SpeakerMatch => ({ videoId
 /** Label → name, as `speakerNames` returns it (an own property even for a label such as "__proto__"). */
 export const toSpeakerNames = (rows: { label: string; name: string }[]): Record<string, string> =>
   Object.fromEntries(rows.map((row) => [row.label, row.name]));
+
+/**
+ * Throws ARGUMENT_INVALID unless `voices` may be kept for `videoId`: a key, labels neither blank nor repeated (nor
+ * holding a control character), turns 0 ≤ start < end with finite ends, and vectors of one length with finite values.
+ */
+export function checkSpeakerVoices(videoId: string, voices: SpeakerVoices): void {
+  const refuse = (why: string): never => {
+    throw new VideoRagError("ARGUMENT_INVALID", `the voices of ${videoId}: ${why}`, { subject: videoId });
+  };
+  if (typeof voices?.key !== "string" || voices.key === "") refuse("a key naming the diarizer settings is needed");
+  if (!Array.isArray(voices.voices)) refuse("voices must be a list");
+  const labels = new Set<string>();
+  let dimensions: number | undefined;
+  for (const voice of voices.voices) {
+    checkSpeakerText(voice.label, "label", videoId);
+    if (labels.has(voice.label)) refuse(`the label ${JSON.stringify(voice.label)} is given twice`);
+    labels.add(voice.label);
+    for (const turn of voice.turns) {
+      const [start, end] = turn;
+      if (!Number.isFinite(start) || !Number.isFinite(end) || start < 0 || end <= start) refuse(`a turn of ${JSON.stringify(voice.label)} runs from ${start} to ${end}`);
+    }
+    if (voice.vector === undefined) continue;
+    if (!(voice.vector instanceof Float32Array) || voice.vector.length === 0 || voice.vector.some((value) => !Number.isFinite(value))) {
+      refuse(`the vector of ${JSON.stringify(voice.label)} is not a list of finite numbers`);
+    }
+    if (dimensions !== undefined && voice.vector.length !== dimensions) refuse(`vectors of ${dimensions} and ${voice.vector.length} numbers`);
+    dimensions = voice.vector.length;
+  }
+}
+
+/** A kept voice's row as both stores read it: turns as JSON text, the vector as float32 bytes. */
+export interface SpeakerVoiceRow {
+  label: string;
+  diarized_by: string;
+  turns: string;
+  vector: Buffer | null;
+}
+
+/** The turns of a voice as stored: JSON pairs rounded to the millisecond. */
+export const turnsText = (turns: [number, number][]): string =>
+  JSON.stringify(turns.map(([start, end]) => [Math.round(start * 1000) / 1000, Math.round(end * 1000) / 1000]));
+
+export const vectorOfBytes = (bytes: Buffer): Float32Array => new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+
+/** A video's kept voices from their rows (ordered by label), or undefined where there are none. */
+export function toSpeakerVoices(rows: SpeakerVoiceRow[]): SpeakerVoices | undefined {
+  const first = rows[0];
+  if (!first) return undefined;
+  return {
+    key: first.diarized_by,
+    voices: rows.map((row) => ({
+      label: row.label,
+      turns: JSON.parse(row.turns) as [number, number][],
+      ...(row.vector ? { vector: vectorOfBytes(row.vector) } : {}),
+    })),
+  };
+}

@@ -8,7 +8,15 @@
 import { VideoRagError } from "../../spec/errors.js";
 
 /** What a model does for the engine. */
-export type ModelKind = "detector" | "tagger" | "vad" | "image-text" | "speech" | "text-embedding";
+export type ModelKind =
+  | "detector"
+  | "tagger"
+  | "vad"
+  | "image-text"
+  | "speech"
+  | "text-embedding"
+  | "speaker-segmentation"
+  | "speaker-embedding";
 
 /** One file of a model. */
 export interface ModelFile {
@@ -164,6 +172,42 @@ export const modelManifest: readonly ModelEntry[] = [
     source: "https://huggingface.co/Xenova/whisper-base.en (ONNX export of openai/whisper-base.en)",
     notes: "English speech recognition with segment timestamps; int8-quantized encoder and merged decoder",
     fallback: "speech is transcribed by pocketsphinx when installed (lower accuracy), else videos without subtitles get no transcript",
+  },
+  {
+    name: "pyannote-segmentation-3.0",
+    kind: "speaker-segmentation",
+    files: [
+      {
+        path: "sherpa-onnx-pyannote-segmentation-3-0/model.onnx",
+        url: "https://huggingface.co/csukuangfj/sherpa-onnx-pyannote-segmentation-3-0/resolve/main/model.onnx",
+        sizeBytes: null,
+        sha256: null,
+      },
+    ],
+    license: "MIT",
+    source:
+      "pyannote/segmentation-3.0 exported to ONNX with sherpa-onnx's metadata: https://huggingface.co/csukuangfj/sherpa-onnx-pyannote-segmentation-3-0 " +
+      "(also model.onnx inside sherpa-onnx-pyannote-segmentation-3-0.tar.bz2 of github.com/k2-fsa/sherpa-onnx/releases/tag/speaker-segmentation-models)",
+    notes: "who speaks in each 10 s window (up to 3 local speakers, 2 at once), for the neural diarizer with a speaker-embedding model; needs npm sherpa-onnx-node",
+    fallback: "speech is split into speakers by the lite diarizer (no weights; weaker on similar voices, no voice vectors)",
+  },
+  {
+    name: "3dspeaker-campplus-en-voxceleb",
+    kind: "speaker-embedding",
+    files: [
+      {
+        path: "3dspeaker_speech_campplus_sv_en_voxceleb_16k.onnx",
+        url: "https://huggingface.co/csukuangfj/speaker-embedding-models/resolve/main/3dspeaker_speech_campplus_sv_en_voxceleb_16k.onnx",
+        sizeBytes: null,
+        sha256: null,
+      },
+    ],
+    license: "Apache-2.0",
+    source:
+      "3D-Speaker CAM++ trained on VoxCeleb (github.com/modelscope/3D-Speaker), exported to ONNX by sherpa-onnx: " +
+      "https://huggingface.co/csukuangfj/speaker-embedding-models (also github.com/k2-fsa/sherpa-onnx/releases/tag/speaker-recongition-models)",
+    notes: "512-dimensional voice vectors from 16 kHz speech (about 28 MB); clusters the diarizer's speech and matches voices across videos",
+    fallback: "speech is split into speakers by the lite diarizer (no weights; weaker on similar voices, no voice vectors)",
   },
 ];
 

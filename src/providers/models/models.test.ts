@@ -74,6 +74,24 @@ describe("manifest", () => {
     assert.equal(findManifestModel("no-such-model"), undefined);
   });
 
+  test("the neural diarizer's default models: one of each kind, single ONNX files from Hugging Face, hashes not invented", () => {
+    const segmentation = findManifestModel("pyannote-segmentation-3.0");
+    const embedding = findManifestModel("3dspeaker-campplus-en-voxceleb");
+    assert.equal(segmentation?.kind, "speaker-segmentation");
+    assert.equal(embedding?.kind, "speaker-embedding");
+    assert.equal(segmentation.license, "MIT");
+    assert.equal(embedding.license, "Apache-2.0");
+    for (const model of [segmentation, embedding]) {
+      assert.equal(model.files.length, 1);
+      const [file] = model.files;
+      assert.ok(file);
+      assert.ok(file.path.endsWith(".onnx"), file.path);
+      assert.match(file.url, /^https:\/\/huggingface\.co\/csukuangfj\/[^/]+\/resolve\/main\/[^/]+\.onnx$/);
+      assert.equal(file.sha256, null, "not pinned until computed from a real copy");
+      assert.match(model.fallback, /lite diarizer/);
+    }
+  });
+
   test("Hugging Face files sit under <org>/<name>/ as transformers.js's localModelPath expects", () => {
     for (const name of huggingFaceModels) {
       const model = findManifestModel(name);

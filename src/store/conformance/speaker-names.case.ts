@@ -129,5 +129,57 @@ export function runSpeakerNamesConformance(name: string, open: OpenStore): void 
       await store.commitVideo(spokenBy("talk", ["Speaker 1"], { fingerprint: "one" }));
       assert.deepEqual(await store.speakerNames("talk"), {}, "a video added again after its removal starts without names");
     });
+
+    withStore("voices are kept, replaced, listed by vector, and go with a new source or the video", async (store) => {
+      await store.commitVideo(spokenBy("talk", ["Speaker 1", "Speaker 2"], { fingerprint: "one" }));
+      await store.commitVideo(spokenBy("other", ["Speaker 1"]));
+      assert.equal(await store.speakerVoices("talk"), undefined);
+      const dana = new Float32Array([0.6, 0.8, 0]);
+      await store.setSpeakerVoices("talk", {
+        key: "lite@1",
+        voices: [
+          { label: "Speaker 2", turns: [[4.25, 9.5]], vector: dana },
+          { label: "Speaker 1", turns: [[0, 4.25], [9.5, 12.125]], vector: new Float32Array([1, 0, 0]) },
+        ],
+      });
+      assert.deepEqual(await store.speakerVoices("talk"), {
+        key: "lite@1",
+        voices: [
+          { label: "Speaker 1", turns: [[0, 4.25], [9.5, 12.125]], vector: new Float32Array([1, 0, 0]) },
+          { label: "Speaker 2", turns: [[4.25, 9.5]], vector: dana },
+        ],
+      }, "by label, vectors exact");
+      await store.setSpeakerVoices("other", { key: "lite@1", voices: [{ label: "Speaker 1", turns: [[1, 2]] }] });
+      assert.deepEqual(await store.voiceVectors(), [
+        { videoId: "talk", label: "Speaker 1", vector: new Float32Array([1, 0, 0]) },
+        { videoId: "talk", label: "Speaker 2", vector: dana },
+      ], "voices without a vector are not listed");
+      await store.setSpeakerVoices("talk", { key: "lite@2", voices: [{ label: "Speaker 1", turns: [[0, 12]] }] });
+      assert.deepEqual(await store.speakerVoices("talk"), { key: "lite@2", voices: [{ label: "Speaker 1", turns: [[0, 12]] }] }, "replaced whole");
+
+      for (const bad of [
+        { key: "", voices: [] },
+        { key: "k", voices: [{ label: " ", turns: [] }] },
+        { key: "k", voices: [{ label: "A", turns: [] }, { label: "A", turns: [] }] },
+        { key: "k", voices: [{ label: "A", turns: [[3, 2]] }] },
+        { key: "k", voices: [{ label: "A", turns: [[-1, 2]] }] },
+        { key: "k", voices: [{ label: "A", turns: [[0, Number.POSITIVE_INFINITY]] }] },
+        { key: "k", voices: [{ label: "A", turns: [], vector: new Float32Array([1, 0]) }, { label: "B", turns: [], vector: new Float32Array([1]) }] },
+        { key: "k", voices: [{ label: "A", turns: [], vector: new Float32Array([Number.NaN]) }] },
+      ] as never[]) {
+        await assert.rejects(store.setSpeakerVoices("talk", bad), invalidArgument(/voices of talk|speaker label/), JSON.stringify(bad));
+      }
+      assert.deepEqual((await store.speakerVoices("talk"))?.key, "lite@2", "a refused write leaves what was kept");
+      await assert.rejects(store.setSpeakerVoices("missing", { key: "k", voices: [] }), notFound);
+
+      await store.commitVideo(spokenBy("talk", ["Speaker 1", "Speaker 2"], { fingerprint: "one" }));
+      assert.equal((await store.speakerVoices("talk"))?.key, "lite@2", "kept when the same source is committed again");
+      await store.commitVideo(spokenBy("talk", ["Speaker 1", "Speaker 2"], { fingerprint: "two" }));
+      assert.equal(await store.speakerVoices("talk"), undefined, "a new source's voices are other voices");
+      await store.setSpeakerVoices("other", { key: "k", voices: [{ label: "Speaker 1", turns: [[1, 2]], vector: dana }] });
+      assert.equal(await store.removeVideo("other"), true);
+      assert.equal(await store.speakerVoices("other"), undefined);
+      assert.deepEqual(await store.voiceVectors(), []);
+    });
   });
 }

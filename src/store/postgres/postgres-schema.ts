@@ -336,6 +336,18 @@ CREATE TABLE speaker_names (
 CREATE INDEX speaker_names_by_key ON speaker_names (name_key);
 `;
 
+/** Version 7: the voices a diarizer found in each video, as SQLite's schema 12 keeps them. */
+const schemaV7 = `
+CREATE TABLE speaker_voices (
+  video_key bigint NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  label text NOT NULL,
+  diarized_by text NOT NULL,
+  turns text NOT NULL,
+  vector bytea,
+  PRIMARY KEY (video_key, label)
+);
+`;
+
 /** What a migration needs from the store's code. */
 export interface MigrationHooks {
   /** Fills schema 2's posting lists from the documents schema 1 kept. */
@@ -354,6 +366,7 @@ const migrations: (string | { sql: string; then: (client: PoolClient, hooks: Mig
   { sql: schemaV4, then: (client, hooks) => hooks.packText(client) },
   schemaV5,
   schemaV6,
+  schemaV7,
 ];
 
 export const postgresSchemaVersion = migrations.length;

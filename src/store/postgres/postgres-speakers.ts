@@ -3,17 +3,31 @@
 // through the labels kept beside the segment blocks (`segment_speakers`, written with the segments by postgres-context.ts).
 
 import type { PoolClient } from "pg";
-import { VideoRagError, type SpeakerMatch, type SpeakerNames } from "../../spec/index.js";
-import { checkSpeakerNaming, checkSpeakerText, speakerKey, toSpeakerMatch, toSpeakerNames, type SpeakerMatchRow } from "../shared-speaker-rows.js";
+import { VideoRagError, type SpeakerMatch, type SpeakerNames, type SpeakerVoices } from "../../spec/index.js";
+import {
+  checkSpeakerNaming,
+  checkSpeakerText,
+  checkSpeakerVoices,
+  speakerKey,
+  toSpeakerMatch,
+  toSpeakerNames,
+  toSpeakerVoices,
+  turnsText,
+  vectorOfBytes,
+  type SpeakerMatchRow,
+  type SpeakerVoiceRow,
+} from "../shared-speaker-rows.js";
 import type { PostgresContext } from "./postgres-context.js";
 import { prepared } from "./prepared.js";
 
 /**
  * Inside a commit's transaction: a video committed again from another source (a new fingerprint) loses the names given
- * to its labels, which may now be other voices; from the same source it keeps them.
+ * to its labels, which may now be other voices, and the voices found in it; from the same source it keeps them.
  */
 export async function keepNamesOfSameSource(client: PoolClient, videoKey: number, previousFingerprint: string | null, fingerprint: string): Promise<void> {
-  if (previousFingerprint !== fingerprint) await client.query(`DELETE FROM speaker_names WHERE video_key = $1`, [videoKey]);
+  if (previousFingerprint === fingerprint) return;
+  await client.query(`DELETE FROM speaker_names WHERE video_key = $1`, [videoKey]);
+  await client.query(`DELETE FROM speaker_voices WHERE video_key = $1`, [videoKey]);
 }
 
 // Labels are ordered byte by byte (COLLATE "C"), as SQLite orders them, whatever the database's collation.
@@ -29,6 +43,15 @@ const findSpeakers = prepared(
           AND NOT EXISTS (SELECT 1 FROM speaker_names n WHERE n.video_key = s.video_key AND n.label = s.label)
     ) found
     ORDER BY video_id COLLATE "C", label COLLATE "C"`,
+);
+
+const voicesOf = prepared(
+  `SELECT s.label, s.diarized_by, s.turns, s.vector FROM speaker_voices s JOIN videos v ON v.key = s.video_key
+    WHERE v.id = $1 AND v.status = 'ready' ORDER BY s.label COLLATE "C"`,
+);
+const voiceVectors = prepared(
+  `SELECT v.id AS video_id, s.label, s.vector FROM speaker_voices s JOIN videos v ON v.key = s.video_key
+    WHERE s.vector IS NOT NULL AND v.status = 'ready' ORDER BY v.id COLLATE "C", s.label COLLATE "C"`,
 );
 
 /** The SpeakerNames over a shared context. */
@@ -68,5 +91,35 @@ export class PostgresSpeakers implements SpeakerNames {
     const key = speakerKey(String(name));
     if (key === "") return [];
     return this.context.read("cannot find speakers", async (client) => (await client.query<SpeakerMatchRow>({ ...findSpeakers, values: [key] })).rows.map(toSpeakerMatch));
+  }
+
+  async speakerVoices(videoId: string): Promise<SpeakerVoices | undefined> {
+    return this.context.read("cannot read speaker voices", async (client) => toSpeakerVoices((await client.query<SpeakerVoiceRow>({ ...voicesOf, values: [videoId] })).rows));
+  }
+
+  async setSpeakerVoices(videoId: string, voices: SpeakerVoices): Promise<void> {
+    checkSpeakerVoices(videoId, voices);
+    await this.context.write(`cannot keep the voices of ${videoId}`, async (client) => {
+      const row = (await client.query<{ key: number }>(`SELECT key FROM videos WHERE id = $1 AND status = 'ready' FOR UPDATE`, [videoId])).rows[0];
+      if (!row) throw new VideoRagError("VIDEO_NOT_FOUND", `no video ${videoId} to keep voices of`, { subject: videoId });
+      await client.query(`DELETE FROM speaker_voices WHERE video_key = $1`, [row.key]);
+      if (voices.voices.length === 0) return;
+      await client.query(
+        `INSERT INTO speaker_voices (video_key, diarized_by, label, turns, vector) SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::bytea[])`,
+        [
+          row.key,
+          voices.key,
+          voices.voices.map((voice) => voice.label),
+          voices.voices.map((voice) => turnsText(voice.turns)),
+          voices.voices.map((voice) => (voice.vector ? Buffer.from(voice.vector.buffer, voice.vector.byteOffset, voice.vector.byteLength) : null)),
+        ],
+      );
+    });
+  }
+
+  async voiceVectors(): Promise<{ videoId: string; label: string; vector: Float32Array }[]> {
+    return this.context.read("cannot read voice vectors", async (client) =>
+      (await client.query<{ video_id: string; label: string; vector: Buffer }>(voiceVectors)).rows.map((row) => ({ videoId: row.video_id, label: row.label, vector: vectorOfBytes(row.vector) })),
+    );
   }
 }

@@ -560,6 +560,22 @@ CREATE TABLE speaker_names (
 CREATE INDEX speaker_names_by_key ON speaker_names (name_key);
 `;
 
+/**
+ * Version 12: the voices a diarizer found in each video (`speaker_voices`, one row a label): their turns, so speech
+ * recognised later is labelled without diarizing again, and a voice vector where the diarizer gives one, so the same
+ * voice is sought across videos. Kept with the names when a video is committed again from the same source.
+ */
+const schemaV12 = `
+CREATE TABLE speaker_voices (
+  video_key INTEGER NOT NULL REFERENCES videos (key) ON DELETE CASCADE,
+  label TEXT NOT NULL,
+  diarized_by TEXT NOT NULL,
+  turns TEXT NOT NULL,
+  vector BLOB,
+  PRIMARY KEY (video_key, label)
+) WITHOUT ROWID;
+`;
+
 /** What a migration needs from the store: rebuilding the lexical indexes reads packed text, which the store decodes. */
 export interface MigrationHooks {
   rebuildLexicalIndexes(db: Database.Database): void;
@@ -567,7 +583,7 @@ export interface MigrationHooks {
 
 /** Migrations by the version they lead to; index 0 creates version 1. */
 const migrations: (string | ((db: Database.Database, hooks: MigrationHooks) => void))[] = [
-  schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8, schemaV9, schemaV10, schemaV11,
+  schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8, schemaV9, schemaV10, schemaV11, schemaV12,
 ];
 
 export const schemaVersion = migrations.length;

@@ -3,8 +3,21 @@
 // through the labels kept beside the segment blocks (`segment_speakers`, written with the segments by sqlite-context.ts).
 
 import type Database from "better-sqlite3";
-import { VideoRagError, type SpeakerMatch, type SpeakerNames } from "../../spec/index.js";
-import { checkSpeakerNaming, checkSpeakerText, speakerKey, toSpeakerMatch, toSpeakerNames, type SpeakerMatchRow } from "../shared-speaker-rows.js";
+import { VideoRagError, type SpeakerMatch, type SpeakerNames, type SpeakerVoices } from "../../spec/index.js";
+import {
+  checkSpeakerNaming,
+  checkSpeakerText,
+  checkSpeakerVoices,
+  speakerKey,
+  toSpeakerMatch,
+  toSpeakerNames,
+  toSpeakerVoices,
+  turnsText,
+  vectorOfBytes,
+  type SpeakerMatchRow,
+  type SpeakerVoiceRow,
+} from "../shared-speaker-rows.js";
+import { vectorBytes } from "./sqlite-vectors.js";
 import type { SqliteContext } from "./sqlite-context.js";
 
 function prepareSpeakerStatements(db: Database.Database) {
@@ -25,6 +38,12 @@ function prepareSpeakerStatements(db: Database.Database) {
           WHERE s.label_key = @key AND v.status = 'ready'
             AND NOT EXISTS (SELECT 1 FROM speaker_names n WHERE n.video_key = s.video_key AND n.label = s.label)
         ORDER BY video_id, label`),
+    voicesOf: db.prepare(`SELECT s.label, s.diarized_by, s.turns, s.vector FROM speaker_voices s JOIN videos v ON v.key = s.video_key
+        WHERE v.id = ? AND v.status = 'ready' ORDER BY s.label`),
+    deleteVoices: db.prepare(`DELETE FROM speaker_voices WHERE video_key = ?`),
+    insertVoice: db.prepare(`INSERT INTO speaker_voices (video_key, label, diarized_by, turns, vector) VALUES (?, ?, ?, ?, ?)`),
+    vectors: db.prepare(`SELECT v.id AS video_id, s.label, s.vector FROM speaker_voices s JOIN videos v ON v.key = s.video_key
+        WHERE s.vector IS NOT NULL AND v.status = 'ready' ORDER BY v.id, s.label`),
   };
 }
 
@@ -38,10 +57,12 @@ export class SqliteSpeakers implements SpeakerNames {
 
   /**
    * Inside a commit's transaction: a video committed again from another source (a new fingerprint) loses the names
-   * given to its labels, which may now be other voices; from the same source it keeps them.
+   * given to its labels, which may now be other voices, and the voices found in it; from the same source it keeps them.
    */
   keepNamesOfSameSource(videoKey: number, previousFingerprint: string | null, fingerprint: string): void {
-    if (previousFingerprint !== fingerprint) this.statements.deleteNames.run(videoKey);
+    if (previousFingerprint === fingerprint) return;
+    this.statements.deleteNames.run(videoKey);
+    this.statements.deleteVoices.run(videoKey);
   }
 
   async speakerNames(videoId: string): Promise<Record<string, string>> {
@@ -69,5 +90,29 @@ export class SqliteSpeakers implements SpeakerNames {
     const key = speakerKey(String(name));
     if (key === "") return [];
     return this.context.guard("cannot find speakers", () => (this.statements.find.all({ key }) as SpeakerMatchRow[]).map(toSpeakerMatch));
+  }
+
+  async speakerVoices(videoId: string): Promise<SpeakerVoices | undefined> {
+    return this.context.guard("cannot read speaker voices", () => toSpeakerVoices(this.statements.voicesOf.all(videoId) as SpeakerVoiceRow[]));
+  }
+
+  async setSpeakerVoices(videoId: string, voices: SpeakerVoices): Promise<void> {
+    checkSpeakerVoices(videoId, voices);
+    this.context.guard(`cannot keep the voices of ${videoId}`, () =>
+      this.context.db.transaction(() => {
+        const row = this.context.readyRow(videoId);
+        if (!row) throw new VideoRagError("VIDEO_NOT_FOUND", `no video ${videoId} to keep voices of`, { subject: videoId });
+        this.statements.deleteVoices.run(row.key);
+        for (const voice of voices.voices) {
+          this.statements.insertVoice.run(row.key, voice.label, voices.key, turnsText(voice.turns), voice.vector ? vectorBytes(voice.vector) : null);
+        }
+      }).immediate(),
+    );
+  }
+
+  async voiceVectors(): Promise<{ videoId: string; label: string; vector: Float32Array }[]> {
+    return this.context.guard("cannot read voice vectors", () =>
+      (this.statements.vectors.all() as { video_id: string; label: string; vector: Buffer }[]).map((row) => ({ videoId: row.video_id, label: row.label, vector: vectorOfBytes(row.vector) })),
+    );
   }
 }

@@ -671,7 +671,7 @@ test("a library written with schema 9 opens with chapters: its videos stay, and 
   await store.commitVideo(sampleVideo("old", ["kneading the dough", "baking the loaf"]));
   await store.close();
   const raw = new Database(path);
-  raw.exec(`DROP TABLE chapters; DROP TABLE chapter_fts; DROP TABLE segment_speakers; DROP TABLE speaker_names; PRAGMA user_version = 9`);
+  raw.exec(`DROP TABLE chapters; DROP TABLE chapter_fts; DROP TABLE segment_speakers; DROP TABLE speaker_names; DROP TABLE speaker_voices; PRAGMA user_version = 9`);
   raw.close();
   const migrated = openSqliteStore(path);
   try {
@@ -697,7 +697,7 @@ test("a library written with schema 10 opens with speakers: its blocks read as w
   await store.commitVideo(old);
   await store.close();
   const raw = new Database(path);
-  raw.exec(`DROP TABLE segment_speakers; DROP TABLE speaker_names; PRAGMA user_version = 10`);
+  raw.exec(`DROP TABLE segment_speakers; DROP TABLE speaker_names; DROP TABLE speaker_voices; PRAGMA user_version = 10`);
   const blocks = raw.prepare(`SELECT segments FROM segment_blocks`).pluck().all() as Buffer[];
   raw.close();
   assert.deepEqual(blocks.map((block) => block[0]), [1], "a deflated block in the format of before");
@@ -717,6 +717,30 @@ test("a library written with schema 10 opens with speakers: its blocks read as w
     await migrated.setSpeakerName("old", "Speaker 1", "Dana");
     assert.deepEqual(await migrated.findSpeakers("dana"), [{ videoId: "old", label: "Speaker 1", name: "Dana" }]);
     assert.deepEqual((await migrated.getSegments("old", 30, 60)).map((segment) => segment.speaker), [undefined, "Speaker 1"]);
+  } finally {
+    await migrated.close();
+  }
+  const reopened = new Database(path);
+  assert.equal(reopened.pragma("user_version", { simple: true }), schemaVersion);
+  reopened.close();
+});
+
+test("a library written with schema 11 opens with room for voices: its names stay, and voices are kept", async () => {
+  const path = freshPath();
+  const store = openSqliteStore(path);
+  const old = sampleVideo("old", ["kneading the dough", "baking the loaf"]);
+  await store.commitVideo({ ...old, segments: old.segments.map((segment) => ({ ...segment, speaker: "Speaker 1" })) });
+  await store.setSpeakerName("old", "Speaker 1", "Dana");
+  await store.close();
+  const raw = new Database(path);
+  raw.exec(`DROP TABLE speaker_voices; PRAGMA user_version = 11`);
+  raw.close();
+  const migrated = openSqliteStore(path);
+  try {
+    assert.deepEqual(await migrated.speakerNames("old"), { "Speaker 1": "Dana" });
+    assert.equal(await migrated.speakerVoices("old"), undefined);
+    await migrated.setSpeakerVoices("old", { key: "k", voices: [{ label: "Speaker 1", turns: [[0, 60]] }] });
+    assert.deepEqual(await migrated.speakerVoices("old"), { key: "k", voices: [{ label: "Speaker 1", turns: [[0, 60]] }] });
   } finally {
     await migrated.close();
   }

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api";
 import type { Speaker, Speakers } from "../api-types";
 import { formatDuration, formatTimestamp, plural } from "../format";
+import { href } from "../route";
 import { ErrorNotice } from "./error-notice";
 
 /** How many colours speakers take before they repeat (styles.css defines `--speaker-0` … `--speaker-7`). */
@@ -174,6 +175,20 @@ export function SpeakersPanel({
               >
                 <span class="time">{formatTimestamp(speaker.firstSecond)}</span> <q>{speaker.firstWords}</q>
               </button>
+              {speaker.sameVoice && speaker.sameVoice.length > 0 && (
+                <p class="speaker-alike muted">
+                  Same voice as{" "}
+                  {speaker.sameVoice.map((match, position) => (
+                    <span key={`${match.videoId}/${match.label}`}>
+                      {position > 0 && ", "}
+                      <a href={href.video(match.videoId)} title={`voice similarity ${match.similarity.toFixed(2)}`}>
+                        {match.name ?? match.label} in {match.title}
+                      </a>
+                    </span>
+                  ))}
+                  ?
+                </p>
+              )}
             </li>
           );
         })}
