@@ -7,12 +7,13 @@
 //
 //   node --import tsx scripts/screenshot-ui.ts <outdir>
 
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type Page } from "playwright-core";
 import { openLibrary } from "../src/library.js";
 import { startServer } from "../src/server/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 import { runCli } from "../src/test-support/cli.js";
 import { makeMeeting, meetingCues } from "../src/test-support/meeting.js";
 import { needsShared, sharedPath } from "../src/test-support/shared.js";
@@ -38,9 +39,21 @@ async function main(): Promise<void> {
 
   const scratch = mkdtempSync(join(tmpdir(), "videorag-shots-"));
   const libraryPath = join(scratch, "library");
-  const media = [sharedPath("media/subtitled/friday.mp4"), sharedPath("media/subtitled/popeye_vobsub.mkv"), makeScreenshotMeeting(scratch)];
+  // A second meeting, the stand-up, where Dana speaks too: with voice vectors kept for both, her speakers row proposes it.
+  const standupFolder = join(scratch, "standup");
+  mkdirSync(standupFolder);
+  makeMeeting(standupFolder, { cues: meetingCues.slice(0, 3), color: "0x2c3e50", size: "640x360" });
+  renameSync(join(standupFolder, "meeting.mp4"), join(standupFolder, "standup.mp4"));
+  renameSync(join(standupFolder, "meeting.vtt"), join(standupFolder, "standup.vtt"));
+  const media = [sharedPath("media/subtitled/friday.mp4"), sharedPath("media/subtitled/popeye_vobsub.mkv"), makeScreenshotMeeting(scratch), join(standupFolder, "standup.mp4")];
   const ingest = runCli(scratch, ["ingest", "--library", libraryPath, "--no-visual", ...media]);
   if (ingest.status !== 0) throw new Error(`ingest failed:\n${ingest.stderr}`);
+  const store = openSqliteStore(join(libraryPath, "library.sqlite"));
+  const titled = new Map((await store.listVideos()).map((video) => [video.title, video.id]));
+  const voice = (label: string, vector: number[]) => ({ label, turns: [[1, 5]] as [number, number][], vector: Float32Array.from(vector, (value) => value / Math.hypot(...vector)) });
+  await store.setSpeakerVoices(titled.get("meeting.mp4") ?? "", { key: "screenshots", voices: [voice("Dana", [1, 0.1, 0]), voice("Sam", [0, 1, 0]), voice("Ravi", [0, 0, 1])] });
+  await store.setSpeakerVoices(titled.get("standup.mp4") ?? "", { key: "screenshots", voices: [voice("Dana", [0.95, 0.2, 0.05]), voice("Sam", [0.1, 0.2, 1])] });
+  await store.close();
 
   const library = await openLibrary({ path: libraryPath });
   const server = await startServer({ library, port: 0 });
