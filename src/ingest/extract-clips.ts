@@ -7,7 +7,7 @@ import { buildChapters, chapterVectors, titleChapters } from "../summary/index.j
 import { labelSpeakers } from "./speaker-stage.js";
 import { mapConcurrent } from "../providers/runtime/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
-import type { Chapter, ClipDocument, ClipStageRecord, Segment, SegmentSource, Store, VectorRecord, Video, Warning } from "../spec/index.js";
+import type { Chapter, ClipDocument, ClipStageRecord, Segment, SegmentSource, SpeakerVoices, Store, VectorRecord, Video, Warning } from "../spec/index.js";
 import { buildClipDocuments } from "./clip-documents.js";
 import { clipStages, derivedStageKeys, derivedStages, type ClipOutput, type ClipStage, type DeferredStage, type ExtractionSettings } from "./clip-stages.js";
 import { graphNote } from "./graph-stage.js";
@@ -226,6 +226,7 @@ async function extractBatch(
   });
   const kept = wanted.has("speakers") && speakersOpen ? await store.speakerVoices(video.id) : undefined;
   const speech = segments.filter((segment) => segment.source === "speech");
+  let voices: SpeakerVoices | undefined;
   const labelNow = wanted.has("speakers") && speakersOpen && speech.length > 0 && (speechSettled || kept?.key === derivedKeys.speakers || options.speakersNow === true);
   if (labelNow) {
     options.onProgress?.({ type: "extract-stage", videoId: video.id, path, stage: "speakers", clipIndexes: planned });
@@ -241,7 +242,7 @@ async function extractBatch(
       tempDir: settings.tempDir,
       signal: options.signal,
     });
-    if (labelled.voices) await store.setSpeakerVoices(video.id, labelled.voices);
+    voices = labelled.voices;
     for (const warning of labelled.warnings) if (!report.warnings.some((known) => known.detail === warning.detail)) report.warnings.push(warning);
     // Nothing is rewritten when no segment gained or changed a speaker (no diarizer, no labels).
     const same = labelled.segments.length === speech.length && labelled.segments.every((segment, index) => segment.speaker === speech[index]?.speaker);
@@ -352,6 +353,8 @@ async function extractBatch(
   options.signal?.throwIfAborted();
   try {
     await store.writeBack({ videoId: video.id, documents: changed, replaces, segments: added, vectors, replaceFrameVectors, graph, chapters, stages: records });
+    // The voices are kept once the labels they gave are written: a process stopped between the two diarizes again.
+    if (voices) await store.setSpeakerVoices(video.id, voices);
   } catch (error) {
     // The video was removed while its clips were extracted: there is nothing left to write to, and a question that
     // asked for the extraction answers from what remains rather than failing.

@@ -366,7 +366,10 @@ export async function ingestMediaFile(
     });
     if (voiced?.voices) {
       const voices = voiced.voices.voices.map(({ vector, ...voice }) => ({ ...voice, ...(vector ? { vector: Float32Array.from(vector) } : {}) }));
-      await context.store.setSpeakerVoices(id, { key: voiced.voices.key, voices });
+      // A removal between the commit and here leaves nothing to keep them for.
+      await context.store.setSpeakerVoices(id, { key: voiced.voices.key, voices }).catch((error: unknown) => {
+        if (!(VideoRagError.isInstance(error) && error.code === "VIDEO_NOT_FOUND")) throw error;
+      });
       result.notes.push(`speakers: ${voices.length} in the subtitles, found by ${diarizer?.id}`);
     }
     result.stageSeconds.commit = (performance.now() - started) / 1000;

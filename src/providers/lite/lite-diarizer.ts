@@ -6,13 +6,15 @@
 //  4. The pieces grouped bottom-up by ΔBIC, stopping early on purpose: each group should hold one voice.
 //  5. A background GMM of the file's speech; a model per group by MAP adaptation; Viterbi re-segmentation.
 //  6. The groups merged by cross likelihood ratio until no two look like one voice (or until `speakers` remain),
-//     then one more re-segmentation.
+//     then one more re-segmentation. An eigengap count over 2 s pieces (lite-diarizer-spectral.ts, `spectralCount`)
+//     can set where the merging stops instead; it is off: it scored worse held out (docs/benchmarks.md).
 // Everything runs on the calling thread over typed arrays; an hour of audio takes seconds (see docs/benchmarks.md).
 
 import type { Diarizer, SpeakerTurn, Warning } from "../../spec/index.js";
 import { VideoRagError } from "../../spec/index.js";
 import { readFrameFeatures, frameCentreSeconds, frameSeconds, melCepstra, type FrameFeatures } from "./lite-diarizer-features.js";
 import { clusterByBic, findChanges, type FeatureMatrix, type FrameSpan } from "./lite-diarizer-gaussian.js";
+import { cepstralVectors, cosineAffinity, estimateSpeakers, piecesOf } from "./lite-diarizer-spectral.js";
 import { adaptMeans, clusterByClr, collectStats, frameScores, renumber, topComponents, trainUbm, viterbi, type SpeechFrames } from "./lite-diarizer-gmm.js";
 
 /** Every setting of the pipeline; the defaults were tuned on `npm run bench speakers` (its tuning half). */
@@ -50,6 +52,20 @@ export interface LiteDiarizerSettings {
   clrThreshold: number;
   /** …less this much per natural log of the smaller group's loud frames beyond 500 (5 s of speech). */
   clrSizeSlope: number;
+  /**
+   * 1 to let the eigengap of the pieces' affinity (lite-diarizer-spectral.ts) set the number of voices the CLR
+   * clustering stops at, 0 for the CLR threshold alone. Off: on the benchmark's held-out half it counted worse (25% vs
+   * 35% exact) though it did better on the tuning half.
+   */
+  spectralCount: number;
+  /** The BIC penalty weight of the first clustering when the eigengap sets the count: lower, so no two voices share a group. */
+  spectralBicPenalty: number;
+  /** Seconds of speech in each piece the eigengap compares. */
+  pieceSeconds: number;
+  /** The largest share of the pieces kept as each piece's neighbours in the graph the eigengap is read from. */
+  maxNeighbourShare: number;
+  /** The most voices the eigengap looks for. */
+  maxSpeakers: number;
   /** A frame is speech, when no regions are given, this far (natural log of power) above the noise floor… */
   energyMarginNats: number;
   /** …or above this share of the way from the noise floor to loud speech, whichever is higher. */
@@ -74,6 +90,11 @@ export const defaultLiteDiarizerSettings: Readonly<LiteDiarizerSettings> = {
   resegmentPasses: 2,
   clrThreshold: 0,
   clrSizeSlope: 0.15,
+  spectralCount: 0,
+  spectralBicPenalty: 2,
+  pieceSeconds: 2,
+  maxNeighbourShare: 0.15,
+  maxSpeakers: 10,
   energyMarginNats: 1.4,
   energyShare: 0.3,
 };
@@ -85,6 +106,9 @@ export interface LiteDiarizerOptions {
 
 /** Bumped whenever a change can alter the turns, so the stage re-runs on ingested videos. */
 const version = 1;
+
+/** The graph sparsities the eigengap tries (neighbours kept per piece, as a share of the pieces), up to maxNeighbourShare. */
+const neighbourShares = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5];
 
 /** Creates the diarizer. Single-threaded CPU work: one call at a time per process. */
 export function createLiteDiarizer(options: LiteDiarizerOptions = {}): Diarizer {
@@ -217,7 +241,11 @@ export async function diarizeFeatures(
       pieces.push({ startFrame: start, endFrame: span.endFrame });
     }
     checkAbort();
-    const pieceLabels = clusterByBic(bicFeatures, pieces, { penaltyWeight: settings.bicPenalty, ridge: 0.01, minClusters: speakers ?? 1 });
+    // The eigengap counts files of 40 s of speech or more (20 pieces; fewer fall apart by chance in a graph this
+    // sparse) when no count is given; the others keep the CLR threshold.
+    const pieceFrames = Math.round(settings.pieceSeconds / frameSeconds);
+    const countBySpectrum = speakers === undefined && settings.spectralCount > 0 && speechCount >= 20 * pieceFrames;
+    const pieceLabels = clusterByBic(bicFeatures, pieces, { penaltyWeight: countBySpectrum ? settings.spectralBicPenalty : settings.bicPenalty, ridge: 0.01, minClusters: speakers ?? 1 });
     let at = 0;
     pieces.forEach((piece, index) => {
       labels.fill(pieceLabels[index] as number, at, at + piece.endFrame - piece.startFrame);
@@ -241,12 +269,22 @@ export async function diarizeFeatures(
       labels = resegment(labels);
       checkAbort();
     }
+    // The count: the one asked for, else what the eigengap of the pieces' affinity says (never more groups than the
+    // re-segmentation left), else wherever the CLR threshold stops.
+    let target = speakers;
+    if (countBySpectrum) {
+      const voicePieces = piecesOf(labels, speech, pieceFrames, Math.round(pieceFrames / 2), 300);
+      const vectors = cepstralVectors({ values, stride, dimensions: stride, reliable }, speech, voicePieces);
+      const shares = neighbourShares.filter((share) => share <= settings.maxNeighbourShare + 1e-9);
+      const estimate = estimateSpeakers(cosineAffinity(vectors), vectors.length, settings.maxSpeakers, shares);
+      if (estimate) target = Math.min(estimate.speakers, clusterCountOf(labels));
+    }
     labels = clusterByClr(ubm, top, gmmFeatures, speech, labels, clusterCountOf(labels), {
       relevance: settings.relevance,
       threshold: settings.clrThreshold,
       sizeSlope: settings.clrSizeSlope,
-      minClusters: speakers ?? 1,
-      ...(speakers !== undefined ? { maxClusters: speakers } : {}),
+      minClusters: target ?? 1,
+      ...(target !== undefined ? { maxClusters: target } : {}),
     });
     checkAbort();
     labels = resegment(labels);
