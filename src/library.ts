@@ -16,6 +16,7 @@ import { analyzeText, retrievalHits, retrieve, retrieveVideos, sameVoices, searc
 import { VideoRagError } from "./spec/index.js";
 import type { Answer, Chapter, EntityMatch, QuestionIntent, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Segment, SegmentSource, Store, Video } from "./spec/index.js";
 import { libraryLocation } from "./library-location.js";
+import { languageFromTag } from "./text/index.js";
 import { openSqliteStore } from "./store/index.js";
 
 /** Every Store method, checked when a store is injected (a value built at run time the types cannot check). */
@@ -494,6 +495,10 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         lightVisualSeconds: config.ingest.lightVisualSeconds,
       };
       const incremental = ingestOptions.incremental ?? config.ingest.incremental;
+      const language = ingestOptions.language === undefined ? undefined : languageFromTag(ingestOptions.language);
+      if (ingestOptions.language !== undefined && !language) {
+        throw new VideoRagError("ARGUMENT_INVALID", `"${ingestOptions.language}" names no language videorag knows; give an ISO 639 code such as de, fr or ja`);
+      }
       const files = await expandInputs(inputs, { confineTo: ingestOptions.confineTo });
       const results: IngestResult[] = [];
       for (const [position, file] of files.entries()) {
@@ -501,7 +506,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         emit({ type: "video-start", path: file.path, position, total: files.length });
         const result: IngestResult = file.skip
           ? { path: file.path, status: "skipped", durationSeconds: 0, clipCount: 0, stageSeconds: {}, warnings: [], notes: [file.skip] }
-          : await ingestMediaFile(context, file.path, emit, { incremental, confineTo: ingestOptions.confineTo, signal: ingestOptions.signal });
+          : await ingestMediaFile(context, file.path, emit, { incremental, confineTo: ingestOptions.confineTo, signal: ingestOptions.signal, ...(language ? { language } : {}) });
         results.push(result);
         emit({ type: "video-done", result });
       }

@@ -162,6 +162,8 @@ export const videoSchema = z.object({
   timesEstimated: z.boolean(),
   ingestedAt: z.string(),
   clipCount: z.number().int(),
+  /** The language it speaks or shows (ISO 639-1, "de"), where known. */
+  language: z.string().optional(),
   /** True while deferred stages (speech, screen text, …) are pending on some clip. */
   pendingWork: z.boolean(),
   pendingClips: z.number().int(),

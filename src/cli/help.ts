@@ -22,6 +22,7 @@ const optionLines = {
   length: "--length <l>          short, medium (default) or long",
   speaker: "--speaker <name>      only moments where this speaker (a name or a label) speaks",
   speakers: "--speakers <n>        how many people speak in these files, when you know (estimated otherwise)",
+  language: "--language <code>     the language these files speak or show (de, fr, ja…), when their subtitles cannot tell it",
   rename: '--rename "<label>=<name>"   name a speaker (repeatable; an empty name clears it)',
   vtt: "--vtt                 WebVTT chapters, for any player",
   port: "--port <n>            port to listen on (default 7860; 0 picks a free one)",
@@ -50,7 +51,7 @@ const commands: Record<string, { usage: string[]; options: OptionName[] }> = {
       "videorag ingest --transcripts <dir>         ingest <id>.txt|.srt|.vtt files as videos known by their transcript",
       "videorag ingest --queue <redis-url> [--wait] <inputs...>   enqueue one job per file for workers",
     ],
-    options: [...libraryOptions, "incremental", "transcripts", "clip-seconds", "speakers", "channels", "queue", "wait", "json"],
+    options: [...libraryOptions, "incremental", "transcripts", "clip-seconds", "speakers", "language", "channels", "queue", "wait", "json"],
   },
   ask: {
     usage: [

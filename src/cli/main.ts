@@ -43,6 +43,7 @@ const options = {
   vtt: { type: "boolean" },
   speaker: { type: "string" },
   speakers: { type: "string" },
+  language: { type: "string" },
   rename: { type: "string", multiple: true },
   port: { type: "string" },
   host: { type: "string" },
@@ -171,6 +172,7 @@ async function ingestCommand(values: Values, inputs: string[]): Promise<void> {
             signal,
             ...(values.incremental ? { incremental: true } : {}),
             ...(values.speakers ? { speakers: positiveInteger(values.speakers, "speakers", 1) } : {}),
+            ...(values.language ? { language: values.language } : {}),
           }),
         );
       }
@@ -347,7 +349,7 @@ async function listCommand(values: Values): Promise<void> {
         : videos
             .map((video) => {
               const work = video.pendingClips > 0 ? `  (${video.pendingClips} clips pending)` : "";
-              return `${video.id}  ${formatTimestamp(video.durationSeconds).padStart(8)}  ${String(video.clipCount).padStart(4)} clips  ${video.title}  ${video.path}${work}`;
+              return `${video.id}  ${formatTimestamp(video.durationSeconds).padStart(8)}  ${String(video.clipCount).padStart(4)} clips  ${(video.language ?? "--").padEnd(3)} ${video.title}  ${video.path}${work}`;
             })
             .join("\n"),
     );

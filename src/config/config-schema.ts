@@ -69,7 +69,21 @@ export const configSchema = z
         textEmbedder: z.union([embeddingModel, transformers, off]).optional(),
         imageText: z.union([transformers, off]).optional(),
         transcriber: z.union([lite("pocketsphinx"), transcriptionModel, transformers, off]).optional(),
-        ocr: z.union([lite("tesseract"), off]).optional(),
+        /**
+         * Screen text and bitmap subtitles. `languages`: tesseract's codes of the languages shown ("eng", "deu", "jpn",
+         * "chi_sim"; default ["eng"]); each needs Debian's `tesseract-ocr-<code>` pack.
+         */
+        ocr: z
+          .union([
+            z
+              .object({
+                provider: z.literal("tesseract"),
+                languages: z.array(z.string().regex(/^[a-z]{3}(?:_[a-z]{3,4})?$/, "a tesseract language code such as eng, deu or chi_sim")).min(1).max(8).optional(),
+              })
+              .strict(),
+            off,
+          ])
+          .optional(),
         /**
          * Who speaks: the lite diarizer (default wherever speech is recognised), the neural one through sherpa-onnx
          * (models from `videorag models pull`; falls back to lite while they are missing), or off.

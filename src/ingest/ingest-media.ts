@@ -30,6 +30,7 @@ import type { IngestEvent, IngestResult, MediaStage } from "./types.js";
 import { extractVisual, hasVisualModels, imageVectorRecords, type VisualStage } from "./visual-stage.js";
 import { graphNote, runGraphStage } from "./graph-stage.js";
 import { buildChapters, chapterVectors } from "../summary/index.js";
+import { identifyLanguage } from "../text/index.js";
 import { framesInClip, templateCaption, visualSegments } from "./visual-words.js";
 
 /** What media ingest needs, passed in so the pipeline can run with any providers. */
@@ -47,12 +48,16 @@ export interface MediaIngestOptions {
   incremental: boolean;
   /** Real folders a sidecar subtitle file must resolve inside (the server's media roots). */
   confineTo?: string[];
+  /** The video's language as the user states it (ISO 639-1), trusted over its subtitles' tags and its text. */
+  language?: string;
   signal?: AbortSignal;
 }
 
 interface SubtitleStage {
   source: string;
   detail: string;
+  /** The language the stream's tag or the sidecar's name gives. */
+  language?: string;
   cues: { startSecond: number; endSecond: number; text: string; speaker?: string }[];
 }
 
@@ -177,13 +182,13 @@ export async function ingestMediaFile(
         signal,
         confineTo: options.confineTo,
         recognize: ocr
-          ? async (image: Buffer) =>
-              (await ocr.recognize({ data: image, mimeType: "image/png" }, { mode: "subtitle", signal }))
+          ? async (image: Buffer, language?: string) =>
+              (await ocr.recognize({ data: image, mimeType: "image/png" }, { mode: "subtitle", signal, ...(language ? { language } : {}) }))
                 .map((line) => line.text)
                 .join(" ")
           : undefined,
       });
-      return { source: found.source, detail: found.detail, cues: found.cues };
+      return { source: found.source, detail: found.detail, cues: found.cues, ...(found.language ? { language: found.language } : {}) };
     });
     if (subtitles.cues.length > 0) result.notes.push(`subtitles: ${subtitles.source} (${subtitles.detail})`);
     const hasSubtitles = subtitles.cues.length > 0;
@@ -306,10 +311,14 @@ export async function ingestMediaFile(
       ? await runGraphStage(context.graph, documents, runStage, { signal, onProgress: (fraction) => emit({ type: "stage-progress", path, stage: "graph", fraction }) })
       : undefined;
 
+    // The language: the user's word, else the subtitles' tag or file name, else what the subtitle text reads as.
+    const language = options.language ?? subtitles.language ?? (await identifyLanguage(cues.map((cue) => cue.text)));
+    if (language) result.notes.push(`language: ${language} (${options.language ? "given" : subtitles.language ? `the subtitles' ${subtitles.source === "sidecar" ? "file name" : "stream tag"}` : "identified from the subtitles"})`);
     const video = {
       id,
       path,
       title: basename(path),
+      ...(language ? { language } : {}),
       durationSeconds: media.durationSeconds,
       kind: "media" as const,
       sizeBytes: media.sizeBytes,

@@ -4,10 +4,11 @@
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
-import { parseSubtitleText, planClips } from "../media/index.js";
+import { decodeSubtitleBytes, parseSubtitleText, planClips } from "../media/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import { buildLiteVideoGraph, buildVideoGraph } from "../graph/index.js";
 import { buildChapters, chapterVectors } from "../summary/index.js";
+import { identifyLanguage } from "../text/index.js";
 import type { ClipDocument, Segment, Store, VideoGraph } from "../spec/index.js";
 import { buildClipDocuments } from "./clip-documents.js";
 import type { GraphSettings } from "./graph-stage.js";
@@ -138,7 +139,13 @@ async function ingestOne(store: Store, file: TranscriptFile, options: Transcript
     const video = await store.getVideo(file.id);
     return { ...result, status: "unchanged", durationSeconds: video?.durationSeconds ?? 0, clipCount: video?.clipCount ?? 0 };
   }
-  const text = content.toString("utf8");
+  let text: string;
+  try {
+    text = decodeSubtitleBytes(content, file.path);
+  } catch (error) {
+    const failure = toVideoRagError(error);
+    return { ...result, status: "failed", error: { code: failure.code, message: `${file.path}: ${failure.message}` } };
+  }
   const segments = file.timed
     ? parseSubtitleText(text).map((cue) => ({ ...cue, source: "transcript" as const }))
     : segmentsFromPlainText(text);
@@ -153,11 +160,13 @@ async function ingestOne(store: Store, file: TranscriptFile, options: Transcript
   const chapters = buildChapters({ segments, durationSeconds });
   const embedder = options.graph?.embedder;
   const vectors = embedder ? await chapterVectors(file.id, chapters, embedder, { signal: options.signal }) : [];
+  const language = await identifyLanguage(segments.map((segment) => segment.text));
   await store.commitVideo({
     video: {
       id: file.id,
       path: resolve(file.path),
       title: file.id,
+      ...(language ? { language } : {}),
       durationSeconds,
       kind: "transcript",
       sizeBytes: content.length,

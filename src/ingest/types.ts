@@ -62,6 +62,11 @@ export interface IngestOptions {
   confineTo?: string[];
   /** How many people speak in these files, when known (`--speakers N`); the diarizer estimates it otherwise. */
   speakers?: number;
+  /**
+   * The language these files speak or show, when their subtitles' tags and text cannot be trusted to tell it
+   * (`--language de`): ISO 639-1 or -2 codes, BCP 47 tags or English names. ARGUMENT_INVALID for one that names none.
+   */
+  language?: string;
   onProgress?: (event: IngestEvent) => void;
   signal?: AbortSignal;
 }

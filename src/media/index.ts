@@ -27,6 +27,7 @@ export {
   type AudioSpan,
 } from "./audio-cuts.js";
 export {
+  decodeSubtitleBytes,
   findSidecarSubtitles,
   readSubtitleFile,
   extractTextSubtitles,

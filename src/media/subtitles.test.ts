@@ -63,6 +63,58 @@ test("a sidecar in Windows-1252 is read without mangling accents", async () => {
   assert.deepEqual(await readSubtitleFile(file("cafe.srt")), [{ startSecond: 1, endSecond: 2, text: "Un café, s'il vous plaît" }]);
 });
 
+test("one subtitle text in every encoding it is written in decodes to the same cues; binary data is INPUT_CORRUPT", async () => {
+  const srt = "1\r\n00:00:01,000 --> 00:00:02,500\r\nDie Häuser am Fluß – «très» beau\r\n\r\n2\r\n00:00:03,000 --> 00:00:04,000\r\nÇa coûte 5 €\r\n";
+  const expected = await (async () => {
+    writeFileSync(file("utf8.srt"), srt, "utf8");
+    return readSubtitleFile(file("utf8.srt"));
+  })();
+  assert.equal(expected[0]?.text, "Die Häuser am Fluß – «très» beau");
+  const utf16be = Buffer.from(srt, "utf16le").swap16();
+  const encodings: [string, Buffer][] = [
+    ["UTF-8 with a byte order mark", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(srt, "utf8")])],
+    ["UTF-16LE with a mark", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(srt, "utf16le")])],
+    ["UTF-16BE with a mark", Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be])],
+    ["UTF-16LE without a mark", Buffer.from(srt, "utf16le")],
+    ["UTF-16BE without a mark", Buffer.from(utf16be)],
+    ["Windows-1252", Buffer.from(new TextEncoderWindows1252().encode(srt))],
+  ];
+  for (const [name, bytes] of encodings) {
+    writeFileSync(file("encoded.srt"), bytes);
+    assert.deepEqual(await readSubtitleFile(file("encoded.srt")), expected, name);
+  }
+  // Latin-1 proper (no euro sign, no dashes): the same as its UTF-8 copy.
+  const latin = "1\r\n00:00:01,000 --> 00:00:02,000\r\nDie Häuser am Fluß, très beau\r\n";
+  writeFileSync(file("latin1.srt"), Buffer.from(latin, "latin1"));
+  writeFileSync(file("latin1-utf8.srt"), latin, "utf8");
+  assert.deepEqual(await readSubtitleFile(file("latin1.srt")), await readSubtitleFile(file("latin1-utf8.srt")));
+  // Russian in Windows-1251: Cyrillic, not accented Latin.
+  const russian = "1\r\n00:00:01,000 --> 00:00:02,000\r\nГде ключ от дома?\r\n";
+  writeFileSync(file("cp1251.srt"), Buffer.from(cp1251(russian)));
+  assert.equal((await readSubtitleFile(file("cp1251.srt")))[0]?.text, "Где ключ от дома?");
+  writeFileSync(file("binary.srt"), Buffer.from([0x00, 0x01, 0x02, 0x7f, 0x45, 0x00, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00]));
+  await assert.rejects(readSubtitleFile(file("binary.srt")), (error: unknown) => error instanceof VideoRagError && error.code === "INPUT_CORRUPT");
+});
+
+/** Windows-1252 bytes of text whose characters it holds (Latin-1 plus the euro sign and typographic dashes). */
+class TextEncoderWindows1252 {
+  encode(text: string): Uint8Array {
+    const special: Record<string, number> = { "€": 0x80, "–": 0x96, "—": 0x97, "‘": 0x91, "’": 0x92, "“": 0x93, "”": 0x94 };
+    return Uint8Array.from([...text], (char) => special[char] ?? char.charCodeAt(0));
+  }
+}
+
+/** Windows-1251 bytes of Russian text: А–я are 0xC0–0xFF, Ё 0xA8, ё 0xB8. */
+function cp1251(text: string): number[] {
+  return [...text].map((char) => {
+    const code = char.charCodeAt(0);
+    if (code >= 0x410 && code <= 0x44f) return code - 0x410 + 0xc0;
+    if (char === "Ё") return 0xa8;
+    if (char === "ё") return 0xb8;
+    return code;
+  });
+}
+
 test("readSubtitles takes the sidecar beside the video first", { skip: needsShared }, async () => {
   const path = subtitled("friday.mp4");
   const found = await readSubtitles(path, await probeMedia(path));

@@ -4,6 +4,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
 import { VideoRagError } from "../spec/index.js";
+import { languageFromFileName, languageFromTag } from "../text/language.js";
 import { ffmpegPath } from "./ffmpeg-path.js";
 import { realPathWithin } from "./path-inside.js";
 import { cropGray, encodeGrayPng, enlargeGray, type GrayImage } from "./gray-image.js";
@@ -25,11 +26,13 @@ export interface SubtitleResult {
   cues: SubtitleCue[];
   /** For the user: which file or stream, or why none was used. */
   detail: string;
+  /** The language (ISO 639-1) the stream's tag or the sidecar's name gives ("talk.de.srt"); absent when neither does. */
+  language?: string;
 }
 
 export interface ReadSubtitlesOptions {
   /** Reads the text in a subtitle image (PNG); without it bitmap subtitle streams are skipped. */
-  recognize?: (image: Buffer) => Promise<string>;
+  recognize?: (image: Buffer, language?: string) => Promise<string>;
   /** How many images `recognize` is given at once. */
   concurrency?: number;
   signal?: AbortSignal;
@@ -69,7 +72,7 @@ export async function findSidecarSubtitles(videoPath: string): Promise<string | 
   return best ? join(directory, best.name) : undefined;
 }
 
-/** Cues of a subtitle file, decoded as UTF-8, UTF-16 (with a byte order mark) or, failing those, Windows-1252. */
+/** Cues of a subtitle file, in whichever encoding it was written (see decodeSubtitleBytes). */
 export async function readSubtitleFile(subtitlePath: string): Promise<SubtitleCue[]> {
   let bytes: Buffer;
   try {
@@ -77,7 +80,7 @@ export async function readSubtitleFile(subtitlePath: string): Promise<SubtitleCu
   } catch (error) {
     throw new VideoRagError("INPUT_NOT_FOUND", "cannot read the subtitle file", { cause: error, subject: subtitlePath });
   }
-  return parseSubtitleText(decodeText(bytes));
+  return parseSubtitleText(decodeSubtitleBytes(bytes, subtitlePath));
 }
 
 /**
@@ -200,28 +203,32 @@ export async function readSubtitles(path: string, info: MediaInfo, options: Read
   const sidecar = found && options.confineTo ? await realPathWithin(found, options.confineTo) : found;
   if (sidecar && sidecar !== "outside") {
     const cues = await readSubtitleFile(sidecar);
-    if (cues.length > 0) return { source: "sidecar", cues, detail: basename(sidecar) };
+    const language = languageFromFileName(sidecar);
+    if (cues.length > 0) return { source: "sidecar", cues, detail: basename(sidecar), ...(language ? { language } : {}) };
   }
 
   const textStream = preferredStream(info.subtitleStreams.filter((stream) => stream.kind === "text"));
   if (textStream) {
     const cues = await extractTextSubtitles(path, textStream.subtitleIndex, { signal: options.signal, codec: textStream.codec });
-    if (cues.length > 0) return { source: "embedded-text", cues, detail: describeStream(textStream) };
+    const language = languageFromTag(textStream.language);
+    if (cues.length > 0) return { source: "embedded-text", cues, detail: describeStream(textStream), ...(language ? { language } : {}) };
   }
 
   const bitmapStream = preferredStream(info.subtitleStreams.filter((stream) => stream.kind === "bitmap"));
   if (bitmapStream && options.recognize) {
     const recognize = options.recognize;
+    // Read in the stream's language where it is tagged (an OCR with that pack reads its letters).
+    const streamLanguage = languageFromTag(bitmapStream.language);
     const rendered = await renderBitmapSubtitles(path, bitmapStream.subtitleIndex, { signal: options.signal });
     const texts = await mapWithConcurrency(rendered, options.concurrency ?? 2, async (subtitle) => {
       options.signal?.throwIfAborted();
       // Subtitles never use a vertical bar; OCR reads the capital I of many subtitle fonts as one.
-      return cleanCueText(await recognize(subtitle.image)).replace(/(^|\s)\|(?=\s|$)/g, "$1I");
+      return cleanCueText(await recognize(subtitle.image, streamLanguage)).replace(/(^|\s)\|(?=\s|$)/g, "$1I");
     });
     const cues = rendered
       .map((subtitle, position) => ({ startSecond: subtitle.startSecond, endSecond: subtitle.endSecond, text: texts[position] ?? "" }))
       .filter((cue) => cue.text !== "");
-    return { source: "embedded-bitmap", cues, detail: `${describeStream(bitmapStream)}, read by OCR` };
+    return { source: "embedded-bitmap", cues, detail: `${describeStream(bitmapStream)}, read by OCR`, ...(streamLanguage ? { language: streamLanguage } : {}) };
   }
 
   const detail = bitmapStream
@@ -327,14 +334,53 @@ function describeStream(stream: SubtitleStreamInfo): string {
   return `stream #${stream.index}: ${stream.codec}${stream.language ? `, ${stream.language}` : ""}`;
 }
 
-function decodeText(bytes: Buffer): string {
+/**
+ * The text of a subtitle file: UTF-8 (with or without a byte order mark), UTF-16 (with a mark, or without one where
+ * every other byte of its first kilobyte is zero), else a legacy single-byte encoding: Windows-1251 where most letters
+ * are high bytes (Cyrillic), Windows-1252 (a superset of Latin-1) otherwise. INPUT_CORRUPT for binary data.
+ */
+export function decodeSubtitleBytes(bytes: Uint8Array, subject = "the subtitle file"): string {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes);
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder("utf-16be").decode(bytes);
+  const head = bytes.subarray(0, 1024);
+  let zeroEven = 0;
+  let zeroOdd = 0;
+  for (let index = 0; index < head.length; index++) {
+    if (head[index] !== 0) continue;
+    if (index % 2 === 0) zeroEven++;
+    else zeroOdd++;
+  }
+  const half = Math.floor(head.length / 2);
+  if (half >= 4 && zeroOdd >= 0.9 * half && zeroEven === 0) return new TextDecoder("utf-16le").decode(bytes);
+  if (half >= 4 && zeroEven >= 0.9 * half && zeroOdd === 0) return new TextDecoder("utf-16be").decode(bytes);
+  if (zeroEven + zeroOdd > 0) throw new VideoRagError("INPUT_CORRUPT", "the subtitle file holds binary data, not text in an encoding videorag reads", { subject });
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    return new TextDecoder("windows-1252").decode(bytes);
+    let ascii = 0;
+    let high = 0;
+    for (const byte of bytes) {
+      if ((byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)) ascii++;
+      else if (byte >= 0xc0) high++;
+    }
+    return high > ascii ? new TextDecoder("windows-1251").decode(bytes) : decodeWindows1252(bytes);
   }
+}
+
+/** Windows-1252's characters at 0x80–0x9F, where it differs from Latin-1 (undefined five stay as Latin-1 has them). */
+const windows1252High = "€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ";
+
+/**
+ * Windows-1252, by hand: Node's TextDecoder("windows-1252") decodes Latin-1 (0x80–0x9F as control characters, not
+ * "€" and "–"), which the WHATWG encoding standard it follows does not.
+ */
+function decodeWindows1252(bytes: Uint8Array): string {
+  let text = "";
+  for (let start = 0; start < bytes.length; start += 8192) {
+    const chunk = bytes.subarray(start, start + 8192);
+    text += String.fromCharCode(...chunk).replace(/[\u0080-\u009f]/g, (char) => windows1252High[char.charCodeAt(0) - 0x80] as string);
+  }
+  return text;
 }
 
 async function mapWithConcurrency<T, R>(items: T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {

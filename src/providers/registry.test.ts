@@ -33,6 +33,23 @@ test("a configured model that is not in the folder falls back, naming the folder
   assert.ok(choice.summary.includes("objects: off"));
 });
 
+const needsTesseract = (await import("node:child_process")).spawnSync("tesseract", ["--version"]).error ? "tesseract is not installed" : false;
+
+test("OCR reads the configured languages it has packs for, and names the packs to install for the rest", { skip: needsTesseract }, async () => {
+  const config = liteConfig();
+  config.models.ocr = { provider: "tesseract", languages: ["eng", "xyz"] };
+  const choice = await chooseProviders(config, { speech: false });
+  assert.equal(choice.ocr?.id, "tesseract:eng");
+  assert.ok(choice.summary.includes("screen text: tesseract:eng (lite; missing tesseract-ocr-xyz)"), choice.summary.join("; "));
+  const warning = choice.warnings.find((item) => item.feature === "screen text");
+  assert.equal(warning?.detail, "tesseract has no xyz language pack (apt-get install tesseract-ocr-xyz); reading eng only");
+  config.models.ocr = { provider: "tesseract", languages: ["xyz"] };
+  const none = await chooseProviders(config, { speech: false });
+  assert.equal(none.ocr, undefined);
+  assert.ok(none.summary.includes("screen text: off (no configured language is installed: apt-get install tesseract-ocr-xyz)"), none.summary.join("; "));
+  assert.throws(() => configSchema.parse({ models: { ocr: { provider: "tesseract", languages: ["German"] } } }), /tesseract language code/);
+});
+
 test("doctor's look never downloads: it says the model will be fetched when the library opens", async () => {
   const config = liteConfig();
   config.allowDownloads = true;

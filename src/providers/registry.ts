@@ -16,7 +16,7 @@ import type { Diarizer,
   VoiceActivityDetector,
   Warning,
 } from "../spec/index.js";
-import { spawnTied } from "../media/index.js";
+import { runProcess, spawnTied } from "../media/index.js";
 import { VideoRagError } from "../spec/index.js";
 import { createLiteDiarizer, createPocketsphinxTranscriber, createTesseractOcr } from "./lite/index.js";
 import { findManifestModel, modelsDir, pullModels, requireModel } from "./models/index.js";
@@ -68,6 +68,16 @@ export function programExists(program: string, args: string[] = ["--version"]): 
     child.on("error", () => resolve(false));
     child.on("close", () => resolve(true));
   });
+}
+
+/** The language packs tesseract has (`tesseract --list-langs`), "osd" aside; empty when it cannot say. */
+async function tesseractLanguages(): Promise<string[]> {
+  try {
+    const { stdout } = await runProcess("tesseract", ["--list-langs"], { allowFailure: true });
+    return stdout.toString("utf8").split("\n").slice(1).map((line) => line.trim()).filter((line) => /^[a-z]{3}(?:_[a-z]{3,4})?$/.test(line) && line !== "osd");
+  } catch {
+    return [];
+  }
 }
 
 /** Which manifest model runs a stage when the configuration does not name one. */
@@ -193,8 +203,16 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
   const ocr = models.ocr;
   if (options.ocr === false || ocr?.provider === "off") choice.summary.push("screen text: off");
   else if (await programExists("tesseract")) {
-    choice.ocr = runtime.wrapOcr(createTesseractOcr());
-    choice.summary.push(`screen text: ${choice.ocr.id} (lite)`);
+    const installed = await tesseractLanguages();
+    const wanted = ocr?.provider === "tesseract" && ocr.languages ? ocr.languages : ["eng"];
+    const missing = wanted.filter((code) => !installed.includes(code));
+    const usable = wanted.filter((code) => installed.includes(code));
+    const packs = missing.map((code) => `tesseract-ocr-${code.replace(/_/g, "-")}`).join(" ");
+    if (missing.length > 0) choice.warnings.push({ type: "fallback", feature: "screen text", detail: `tesseract has no ${missing.join(", ")} language pack (apt-get install ${packs}); ${usable.length > 0 ? `reading ${usable.join("+")} only` : "screen text is off"}` });
+    if (usable.length > 0) {
+      choice.ocr = runtime.wrapOcr(createTesseractOcr({ language: usable.join("+"), installed }));
+      choice.summary.push(`screen text: ${choice.ocr.id} (lite${missing.length > 0 ? `; missing ${packs}` : ""})`);
+    } else choice.summary.push(`screen text: off (no configured language is installed: apt-get install ${packs})`);
   } else fallback("ocr", "screen text", "tesseract is not installed (apt-get install tesseract-ocr tesseract-ocr-eng)");
 
   // Speech.

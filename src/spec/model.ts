@@ -24,6 +24,11 @@ export interface Video {
   timesEstimated: boolean;
   ingestedAt: string;
   clipCount: number;
+  /**
+   * The language it speaks or shows, ISO 639-1 ("de"): as the user gave it, else its subtitle stream's tag or sidecar
+   * name, else identified from its text; absent when none of them could tell.
+   */
+  language?: string;
 }
 
 /** A fixed-length slice of a video: the unit of retrieval. */

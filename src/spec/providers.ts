@@ -21,7 +21,11 @@ export interface OcrEngine {
   readonly id: string;
   readonly capabilities: { languages: string[]; maxConcurrency: number };
   /** Text lines found in the image, in reading order; empty when there is none. */
-  recognize(image: ImageInput, options?: { mode?: "screen" | "subtitle"; signal?: AbortSignal }): Promise<OcrLine[]>;
+  /**
+   * `language`: the ISO 639-1 language the text is known to be in (a subtitle stream's tag); read with that language
+   * first when the engine has it, with its configured languages otherwise.
+   */
+  recognize(image: ImageInput, options?: { mode?: "screen" | "subtitle"; language?: string; signal?: AbortSignal }): Promise<OcrLine[]>;
 }
 
 /** A transcribed stretch of speech with its times in seconds from the start of the audio. */

@@ -27,6 +27,7 @@ export interface VideoRow {
   ingested_at: string;
   clip_count: number;
   fingerprint: string | null;
+  language: string | null;
 }
 
 export function toVideo(row: VideoRow): Video {
@@ -44,6 +45,7 @@ export function toVideo(row: VideoRow): Video {
     timesEstimated: isSet(row.times_estimated),
     ingestedAt: row.ingested_at,
     clipCount: row.clip_count,
+    ...(row.language ? { language: row.language } : {}),
   };
 }
 

@@ -2,3 +2,4 @@
 export { analyzeText, termKey, tokenize } from "./analyze-text.js";
 export { englishStopwords, isStopword, minimumContentTerms, questionWords } from "./stopwords.js";
 export { cleanSpoken } from "./spoken-text.js";
+export { identifyLanguage, languageFromFileName, languageFromTag, tesseractLanguage } from "./language.js";

@@ -49,3 +49,14 @@ export function plural(count: number, word: string, many = `${word}s`): string {
 export function basename(path: string): string {
   return path.split(/[\\/]/).pop() ?? path;
 }
+
+const languageNames = typeof Intl.DisplayNames === "function" ? new Intl.DisplayNames(["en"], { type: "language" }) : undefined;
+
+/** "German" for "de": the browser's name for an ISO 639-1 code, the code itself where it has none. */
+export function languageName(code: string): string {
+  try {
+    return languageNames?.of(code) ?? code;
+  } catch {
+    return code;
+  }
+}

@@ -68,6 +68,22 @@ test("reads the words of a generated 1280x720 slide", { skip: needsFont }, async
   for (const line of lines) assert.ok(line.confidence > 80, `${line.text}: ${line.confidence}`);
 });
 
+const needsGerman = needsFont || (needsTesseract ? false : execFileSync("tesseract", ["--list-langs"]).toString("utf8").split("\n").includes("deu") ? false : "tesseract has no German pack (apt-get install tesseract-ocr-deu)");
+
+test("a German slide is read with the German pack: configured, or because the text is known to be German", { skip: needsGerman }, async () => {
+  const slide = ffmpegPng(["-f", "lavfi", "-i", "color=white:s=1280x720", "-vf", [drawText("Größenänderung der Häuser", 60, 100, 200), drawText("Schlüssel übergeben", 48, 100, 400)].join(",")]);
+  const image = { data: slide, mimeType: "image/png" as const };
+  const expected = ["Größenänderung der Häuser", "Schlüssel übergeben"];
+  const german = createTesseractOcr({ language: "deu+eng" });
+  assert.equal(german.id, "tesseract:deu+eng");
+  assert.deepEqual((await german.recognize(image)).map((line) => line.text), expected);
+  // English alone misreads the umlauts and the ß.
+  const english = createTesseractOcr({ language: "eng", installed: ["eng", "deu"] });
+  assert.notDeepEqual((await english.recognize(image)).map((line) => line.text), expected);
+  // English configured, German installed: text known to be German (a subtitle stream's tag) is read with German first.
+  assert.deepEqual((await english.recognize(image, { language: "de" })).map((line) => line.text), expected);
+});
+
 test("reads light text on a dark slide, columns merged into reading order", { skip: needsFont }, async () => {
   const slide = ffmpegPng([
     "-f", "lavfi", "-i", "color=0x1e2a44:s=1280x720",

@@ -5,10 +5,16 @@
 import { availableParallelism } from "node:os";
 import type { ImageInput, OcrEngine, OcrLine } from "../../spec/providers.js";
 import { runProcess } from "../../media/index.js";
+import { tesseractLanguage } from "../../text/index.js";
 
 export interface TesseractOcrOptions {
   /** Tesseract language code(s), joined with "+" for several, e.g. "eng" or "eng+deu". Default "eng". */
   language?: string;
+  /**
+   * The language packs installed (`tesseract --list-langs`): text known to be in one of them (a subtitle stream's
+   * tag) is read with it first, even when it is not among `language`. Default: only `language`.
+   */
+  installed?: readonly string[];
   /** Program to run. Default "tesseract" from PATH. */
   binary?: string;
 }
@@ -28,6 +34,13 @@ const minShortLineConfidence = 85;
 export function createTesseractOcr(options: TesseractOcrOptions = {}): OcrEngine {
   const language = options.language ?? "eng";
   const binary = options.binary ?? "tesseract";
+  const configured = language.split("+");
+  const installed = new Set([...(options.installed ?? []), ...configured]);
+  // Known text in an installed language reads with that language first, then the configured ones.
+  const languagesFor = (known: string | undefined): string => {
+    const code = known ? tesseractLanguage(known) : undefined;
+    return code && installed.has(code) && code !== configured[0] ? [code, ...configured.filter((entry) => entry !== code)].join("+") : language;
+  };
   return {
     id: `tesseract:${language}`,
     // One single-threaded process per core is how tesseract scales best (see OMP_THREAD_LIMIT below).
@@ -36,7 +49,7 @@ export function createTesseractOcr(options: TesseractOcrOptions = {}): OcrEngine
       const mode = recognizeOptions.mode ?? "screen";
       const { stdout } = await runProcess(
         binary,
-        ["stdin", "stdout", "-l", language, "--psm", String(pageSegmentationMode[mode]), "tsv"],
+        ["stdin", "stdout", "-l", languagesFor(recognizeOptions.language), "--psm", String(pageSegmentationMode[mode]), "tsv"],
         {
           input: image.data,
           signal: recognizeOptions.signal,

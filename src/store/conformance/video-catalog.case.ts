@@ -51,6 +51,17 @@ export function runVideoCatalogConformance(name: string, open: OpenStore): void 
       assert.deepEqual(await store.getVideos([]), []);
     });
 
+    withStore("a video's language is kept, replaced by a new commit, and absent where none was given", async (store) => {
+      const film = sampleVideo("film", ["wo ist der Schlüssel"]);
+      await store.commitVideo({ ...film, video: { ...film.video, language: "de" } });
+      await store.commitVideo(sampleVideo("talk", ["where is the key"]));
+      assert.equal((await store.getVideo("film"))?.language, "de");
+      assert.equal((await store.listVideos()).find((video) => video.id === "film")?.language, "de");
+      assert.ok(!("language" in ((await store.getVideo("talk")) ?? {})), "no language key where none is known");
+      await store.commitVideo({ ...film, video: { ...film.video, language: "fr" } });
+      assert.equal((await store.getVideos(["film"]))[0]?.language, "fr");
+    });
+
     withStore("videos are listed newest first", async (store) => {
       await store.commitVideo(sampleVideo("first", ["one"]));
       await new Promise((resolve) => setTimeout(resolve, 5));

@@ -19,7 +19,7 @@ import { clipDocuments, readClipTexts, wholeVideo, type ClipText, type ClipTextR
 import { pruneSpaces, writeVectors } from "./postgres-vectors.js";
 
 const videoColumns = `key, id, status, path, title, kind, duration_seconds, size_bytes, width, height, has_audio, has_video,
-  times_estimated, ingested_at, clip_count, fingerprint`;
+  times_estimated, ingested_at, clip_count, fingerprint, language`;
 // Reads every search makes (see prepared.ts).
 const readyVideos = prepared(`SELECT ${videoColumns} FROM videos WHERE id = ANY($1::text[]) AND status = 'ready'`);
 /** The segment blocks that may hold a segment of one of the ranges (see `segmentsInWindow`). */
@@ -178,11 +178,13 @@ export class PostgresCatalog implements VideoCatalog {
       await keepNamesOfSameSource(client, key, existing.fingerprint, content.fingerprint);
       await client.query(
         `UPDATE videos SET status = 'ready', path = $2, title = $3, kind = $4, duration_seconds = $5, size_bytes = $6, width = $7,
-          height = $8, has_audio = $9, has_video = $10, times_estimated = $11, ingested_at = $12, clip_count = $13, fingerprint = $14
+          height = $8, has_audio = $9, has_video = $10, times_estimated = $11, ingested_at = $12, clip_count = $13, fingerprint = $14,
+          language = $15
           WHERE key = $1`,
         [
           key, video.path, video.title, video.kind, video.durationSeconds, video.sizeBytes, video.width ?? null, video.height ?? null,
           video.hasAudio, video.hasVideo, video.timesEstimated, new Date().toISOString(), content.clips.length, content.fingerprint,
+          video.language ?? null,
         ],
       );
       await writeSegments(client, key, content.segments);

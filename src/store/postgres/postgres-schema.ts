@@ -348,6 +348,9 @@ CREATE TABLE speaker_voices (
 );
 `;
 
+/** Version 8: the language a video speaks or shows, as SQLite's schema 13 keeps it. */
+const schemaV8 = `ALTER TABLE videos ADD COLUMN language text;`;
+
 /** What a migration needs from the store's code. */
 export interface MigrationHooks {
   /** Fills schema 2's posting lists from the documents schema 1 kept. */
@@ -367,6 +370,7 @@ const migrations: (string | { sql: string; then: (client: PoolClient, hooks: Mig
   schemaV5,
   schemaV6,
   schemaV7,
+  schemaV8,
 ];
 
 export const postgresSchemaVersion = migrations.length;

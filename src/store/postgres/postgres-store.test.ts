@@ -21,7 +21,7 @@ import { openPostgresStore } from "./postgres-store.js";
 if (needsPostgres) console.log(`# skipping the Postgres store tests: ${needsPostgres}`);
 
 /**
- * Turns a closed library into one of an older schema: without speakers' voices (schema 6); without speaker labels and names (schema 5; its blocks hold no
+ * Turns a closed library into one of an older schema: without speakers' voices and languages (schema 6); without speaker labels and names (schema 5; its blocks hold no
  * speakers); without chapters (schema 4); its text plain again and each document's term list back (schema 3); for
  * schema 2 and before, its segment blocks back into a row of arrays per video and its frame lists into a row per frame;
  * then `sql` for what the schema before that lacked.
@@ -30,7 +30,7 @@ async function asOlderSchema(url: string, version: number, sql = ""): Promise<vo
   const client = new pg.Client(url);
   await client.connect();
   try {
-    await client.query(`DROP TABLE speaker_voices`);
+    await client.query(`DROP TABLE speaker_voices; ALTER TABLE videos DROP COLUMN language`);
     if (version < 6) await client.query(`DROP TABLE segment_speakers; DROP TABLE speaker_names`);
     if (version < 5) {
       await client.query(`DROP TABLE chapters;

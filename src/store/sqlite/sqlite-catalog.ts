@@ -36,14 +36,14 @@ function prepareCatalogStatements(db: Database.Database) {
     listVideos: db.prepare(`SELECT ${videoColumns} FROM videos WHERE status = 'ready' ORDER BY ingested_at DESC, key DESC`),
     insertPending: db.prepare(`INSERT INTO videos (id, status) VALUES (?, 'pending') ON CONFLICT (id) DO NOTHING`),
     insertVideo: db.prepare(`INSERT INTO videos (id, status, path, title, kind, duration_seconds, size_bytes, width, height,
-          has_audio, has_video, times_estimated, ingested_at, clip_count, fingerprint)
+          has_audio, has_video, times_estimated, ingested_at, clip_count, fingerprint, language)
         VALUES (@id, 'ready', @path, @title, @kind, @durationSeconds, @sizeBytes, @width, @height, @hasAudio, @hasVideo,
-          @timesEstimated, @ingestedAt, @clipCount, @fingerprint)
+          @timesEstimated, @ingestedAt, @clipCount, @fingerprint, @language)
         ON CONFLICT (id) DO UPDATE SET status = 'ready', path = excluded.path, title = excluded.title, kind = excluded.kind,
           duration_seconds = excluded.duration_seconds, size_bytes = excluded.size_bytes, width = excluded.width,
           height = excluded.height, has_audio = excluded.has_audio, has_video = excluded.has_video,
           times_estimated = excluded.times_estimated, ingested_at = excluded.ingested_at,
-          clip_count = excluded.clip_count, fingerprint = excluded.fingerprint
+          clip_count = excluded.clip_count, fingerprint = excluded.fingerprint, language = excluded.language
         RETURNING key`),
     deleteVideo: db.prepare(`DELETE FROM videos WHERE key = ?`),
     deleteClips: db.prepare(`DELETE FROM clips WHERE video_key = ?`),
@@ -200,6 +200,7 @@ export class SqliteCatalog implements VideoCatalog {
           ingestedAt: new Date().toISOString(),
           clipCount: content.clips.length,
           fingerprint: content.fingerprint,
+          language: video.language ?? null,
         }) as { key: number };
         this.context.writeSegments(key, content.segments);
         const runs = transcriptRuns(content.clips.map((clip) => clip.transcript), content.segments);

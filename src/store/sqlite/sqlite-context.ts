@@ -27,7 +27,7 @@ export function storeError(error: unknown, action: string, path: string): VideoR
 
 /** A video's columns, as `VideoRow` reads them. */
 export const videoColumns = `key, id, status, path, title, kind, duration_seconds, size_bytes, width, height, has_audio,
-      has_video, times_estimated, ingested_at, clip_count, fingerprint`;
+      has_video, times_estimated, ingested_at, clip_count, fingerprint, language`;
 
 /** The statements more than one part reads or writes with. */
 function prepareSharedStatements(db: Database.Database) {

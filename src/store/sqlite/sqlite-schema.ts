@@ -576,6 +576,12 @@ CREATE TABLE speaker_voices (
 ) WITHOUT ROWID;
 `;
 
+/**
+ * Version 13: the language a video speaks or shows (ISO 639-1), null where nothing could tell it (every video from
+ * before: nothing to build).
+ */
+const schemaV13 = `ALTER TABLE videos ADD COLUMN language TEXT;`;
+
 /** What a migration needs from the store: rebuilding the lexical indexes reads packed text, which the store decodes. */
 export interface MigrationHooks {
   rebuildLexicalIndexes(db: Database.Database): void;
@@ -583,7 +589,7 @@ export interface MigrationHooks {
 
 /** Migrations by the version they lead to; index 0 creates version 1. */
 const migrations: (string | ((db: Database.Database, hooks: MigrationHooks) => void))[] = [
-  schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8, schemaV9, schemaV10, schemaV11, schemaV12,
+  schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8, schemaV9, schemaV10, schemaV11, schemaV12, schemaV13,
 ];
 
 export const schemaVersion = migrations.length;

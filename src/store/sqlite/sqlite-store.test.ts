@@ -671,7 +671,7 @@ test("a library written with schema 9 opens with chapters: its videos stay, and 
   await store.commitVideo(sampleVideo("old", ["kneading the dough", "baking the loaf"]));
   await store.close();
   const raw = new Database(path);
-  raw.exec(`DROP TABLE chapters; DROP TABLE chapter_fts; DROP TABLE segment_speakers; DROP TABLE speaker_names; DROP TABLE speaker_voices; PRAGMA user_version = 9`);
+  raw.exec(`DROP TABLE chapters; DROP TABLE chapter_fts; DROP TABLE segment_speakers; DROP TABLE speaker_names; DROP TABLE speaker_voices; ALTER TABLE videos DROP COLUMN language; PRAGMA user_version = 9`);
   raw.close();
   const migrated = openSqliteStore(path);
   try {
@@ -697,7 +697,7 @@ test("a library written with schema 10 opens with speakers: its blocks read as w
   await store.commitVideo(old);
   await store.close();
   const raw = new Database(path);
-  raw.exec(`DROP TABLE segment_speakers; DROP TABLE speaker_names; DROP TABLE speaker_voices; PRAGMA user_version = 10`);
+  raw.exec(`DROP TABLE segment_speakers; DROP TABLE speaker_names; DROP TABLE speaker_voices; ALTER TABLE videos DROP COLUMN language; PRAGMA user_version = 10`);
   const blocks = raw.prepare(`SELECT segments FROM segment_blocks`).pluck().all() as Buffer[];
   raw.close();
   assert.deepEqual(blocks.map((block) => block[0]), [1], "a deflated block in the format of before");
@@ -733,7 +733,7 @@ test("a library written with schema 11 opens with room for voices: its names sta
   await store.setSpeakerName("old", "Speaker 1", "Dana");
   await store.close();
   const raw = new Database(path);
-  raw.exec(`DROP TABLE speaker_voices; PRAGMA user_version = 11`);
+  raw.exec(`DROP TABLE speaker_voices; ALTER TABLE videos DROP COLUMN language; PRAGMA user_version = 11`);
   raw.close();
   const migrated = openSqliteStore(path);
   try {
@@ -747,4 +747,23 @@ test("a library written with schema 11 opens with room for voices: its names sta
   const reopened = new Database(path);
   assert.equal(reopened.pragma("user_version", { simple: true }), schemaVersion);
   reopened.close();
+});
+
+test("a library written with schema 12 opens with a language per video: none for its videos, the given one for new ones", async () => {
+  const path = freshPath();
+  const store = openSqliteStore(path);
+  await store.commitVideo(sampleVideo("old", ["kneading the dough"]));
+  await store.close();
+  const raw = new Database(path);
+  raw.exec(`ALTER TABLE videos DROP COLUMN language; PRAGMA user_version = 12`);
+  raw.close();
+  const migrated = openSqliteStore(path);
+  try {
+    assert.equal((await migrated.getVideo("old"))?.language, undefined);
+    const german = sampleVideo("neu", ["den Teig kneten"]);
+    await migrated.commitVideo({ ...german, video: { ...german.video, language: "de" } });
+    assert.equal((await migrated.getVideo("neu"))?.language, "de");
+  } finally {
+    await migrated.close();
+  }
 });

@@ -8,7 +8,7 @@ import type { Job, Topic, Video, VideoDetail } from "../api-types";
 import { ErrorNotice } from "../components/error-notice";
 import { JobCard, type TrackedJob } from "../components/job-card";
 import { Thumbnail } from "../components/thumbnail";
-import { formatDuration, plural, sourceName } from "../format";
+import { formatDuration, languageName, plural, sourceName } from "../format";
 import { href } from "../route";
 
 let nextKey = 0;
@@ -247,6 +247,7 @@ function VideoCard({ video, onRemove }: { video: Video; onRemove: () => void }) 
         <p class="video-meta">
           <span class="sr-only">Length </span>
           {formatDuration(video.durationSeconds)} · {plural(video.clipCount, "clip")} ·{" "}
+          {video.language && <span title="Language">{languageName(video.language)} · </span>}
           <span class={video.pendingClips > 0 || video.failedClips > 0 ? "status-pending" : "status-ready"}>{statusText(video)}</span>
         </p>
         <div class="badges" aria-label="Sources">

@@ -12,7 +12,7 @@ import { ChapterList, ChapterMarks, chapterAt } from "../components/video-chapte
 import { VideoQuestion } from "../components/video-question";
 import { SpeakerName, SpeakersPanel, speakerColour, speakerTable } from "../components/video-speakers";
 import { VideoSummary } from "../components/video-summary";
-import { formatDuration, formatRange, formatTimestamp, plural, sourceName } from "../format";
+import { formatDuration, formatRange, formatTimestamp, languageName, plural, sourceName } from "../format";
 import { href } from "../route";
 import { usePlayhead } from "../use-playhead";
 
@@ -88,6 +88,12 @@ export function VideoPage({ videoId, second }: { videoId: string; second?: numbe
       {detail && (
         <p class="video-meta">
           {formatDuration(detail.durationSeconds)} · {plural(detail.clipCount, "clip")}
+          {detail.language && (
+            <>
+              {" · "}
+              <span title="Language">{languageName(detail.language)}</span>
+            </>
+          )}
           {detail.pendingClips > 0 && ` · ${plural(detail.pendingClips, "clip")} pending`}
           {detail.failedClips > 0 && ` · ${detail.failedClips} failed`} · <span class="path">{detail.path}</span>
         </p>

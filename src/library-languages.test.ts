@@ -1,0 +1,80 @@
+// The language of each video, from what can tell it: a sidecar's name, an embedded stream's tag, the subtitle text, or
+// the user; shown by `list` and the video's JSON. Subtitle files in legacy encodings are read as their text.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { openLibrary, type Library } from "./library.js";
+import { runCli } from "./test-support/cli.js";
+import { needsFfmpeg } from "./test-support/meeting.js";
+
+const german = [
+  "Wo ist der Schlüssel für das Haus?",
+  "Ich habe ihn gestern auf den Küchentisch gelegt.",
+  "Dann müssen wir die Häuser am Fluss noch einmal durchsuchen.",
+];
+
+describe("a video's language", { skip: needsFfmpeg }, () => {
+  const scratch = mkdtempSync(join(tmpdir(), "videorag-languages-"));
+  const libraryPath = join(scratch, "library");
+  let library: Library;
+  /** A 10-second still picture, silent, in its own folder; `subtitle` beside it under `subtitleName` when given. */
+  const video = (name: string, subtitleName?: string, subtitle?: Buffer | string): string => {
+    const folder = join(scratch, name.replace(/\W/g, "-"));
+    mkdirSync(folder);
+    const path = join(folder, name);
+    const made = spawnSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", `color=c=0x${Math.floor(Math.random() * 0xffffff).toString(16).padStart(6, "0")}:s=160x120:r=2:d=10`, "-pix_fmt", "yuv420p", path]);
+    assert.equal(made.status, 0, String(made.stderr));
+    if (subtitleName && subtitle !== undefined) writeFileSync(join(folder, subtitleName), subtitle);
+    return path;
+  };
+  const srt = (lines: string[]): string => lines.map((line, index) => `${index + 1}\n00:00:0${index * 3},000 --> 00:00:0${index * 3 + 2},500\n${line}\n`).join("\n");
+  before(async () => {
+    library = await openLibrary({ path: libraryPath, ocr: false, visual: false });
+  });
+  after(async () => {
+    await library?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  test("from a sidecar's name, from the subtitle text, from a stream's tag; none without text", async () => {
+    const named = video("named.mp4", "named.de.srt", srt(["Ja.", "Nein.", "Gut."]));
+    const untagged = video("untagged.mp4", "untagged.srt", srt(german));
+    const silent = video("silent.mp4");
+    // An embedded subtitle stream tagged Japanese (ISO 639-2 "jpn"), in a Matroska file.
+    const embeddedSource = join(scratch, "embedded.srt");
+    writeFileSync(embeddedSource, srt(["東京の天気はどうですか", "明日は雨が降るでしょう", "傘を持って行きましょう"]));
+    const embedded = join(scratch, "embedded.mkv");
+    assert.equal(spawnSync("ffmpeg", ["-v", "error", "-y", "-i", silent, "-i", embeddedSource, "-map", "0", "-map", "1", "-c", "copy", "-c:s", "srt", "-metadata:s:s:0", "language=jpn", embedded]).status, 0);
+    const report = await library.ingest([named, untagged, silent, embedded]);
+    assert.equal(report.failed, 0, JSON.stringify(report.results));
+    const languages = Object.fromEntries((await library.list()).map((entry) => [entry.title, entry.language]));
+    assert.deepEqual(languages, { "named.mp4": "de", "untagged.mp4": "de", "silent.mp4": undefined, "embedded.mkv": "ja" });
+    const notes = report.results.find((result) => result.path === untagged)?.notes ?? [];
+    assert.ok(notes.includes("language: de (identified from the subtitles)"), notes.join("; "));
+  });
+
+  test("--language states it; a code that names no language is one clear line and exit 2; list shows it", () => {
+    const stated = video("stated.mp4", "stated.srt", srt(german));
+    const cli = runCli(scratch, ["ingest", "--library", libraryPath, "--language", "fr", stated]);
+    assert.equal(cli.status, 0, cli.stderr);
+    const bad = runCli(scratch, ["ingest", "--library", libraryPath, "--language", "elvish", stated]);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr.trim(), /^videorag: ARGUMENT_INVALID "elvish" names no language videorag knows; give an ISO 639 code/);
+    const listed = runCli(scratch, ["list", "--library", libraryPath, "--json"]);
+    const videos = (JSON.parse(listed.stdout) as { videos: { title: string; language?: string }[] }).videos;
+    assert.equal(videos.find((entry) => entry.title === "stated.mp4")?.language, "fr", "the user is trusted over the text");
+    const plain = runCli(scratch, ["list", "--library", libraryPath]);
+    assert.match(plain.stdout, / fr {2}stated\.mp4 /);
+  });
+
+  test("a Windows-1252 sidecar is searched by its accented words", async () => {
+    const latin = video("latin.mp4", "latin.srt", Buffer.from(srt(["Un café crème, s'il vous plaît", "Voilà, monsieur"]), "latin1"));
+    assert.equal((await library.ingest([latin])).failed, 0);
+    const hits = await library.search("café crème");
+    assert.equal(hits[0]?.title, "latin.mp4");
+    assert.equal((await library.list()).find((entry) => entry.title === "latin.mp4")?.language, "fr");
+  });
+});
