@@ -70,6 +70,22 @@ describe("a video's language", { skip: needsFfmpeg }, () => {
     assert.match(plain.stdout, / fr {2}stated\.mp4 /);
   });
 
+  test("Chinese and Japanese subtitles: a two-character word inside a line is found and cited; each video has its language", async () => {
+    const chinese = video("lesson-zh.mp4", "lesson-zh.srt", srt(["我们明天去东京旅行", "那里的天气怎么样", "听说会下雨"]));
+    const japanese = video("lesson-ja.mp4", "lesson-ja.srt", srt(["京都の紅葉はきれいですね", "来週は晴れるでしょう", "カメラを持って行きましょう"]));
+    assert.equal((await library.ingest([chinese, japanese])).failed, 0);
+    const languages = Object.fromEntries((await library.list()).map((entry) => [entry.title, entry.language]));
+    assert.equal(languages["lesson-zh.mp4"], "zh");
+    assert.equal(languages["lesson-ja.mp4"], "ja");
+    const [zh] = await library.search("东京");
+    assert.equal(zh?.title, "lesson-zh.mp4");
+    const [ja] = await library.search("紅葉");
+    assert.equal(ja?.title, "lesson-ja.mp4");
+    const answer = await library.ask("来週は晴れる");
+    assert.match(answer.text, /来週は晴れるでしょう/);
+    assert.equal(answer.citations[0]?.title, "lesson-ja.mp4");
+  });
+
   test("a Windows-1252 sidecar is searched by its accented words", async () => {
     const latin = video("latin.mp4", "latin.srt", Buffer.from(srt(["Un café crème, s'il vous plaît", "Voilà, monsieur"]), "latin1"));
     assert.equal((await library.ingest([latin])).failed, 0);

@@ -2,11 +2,15 @@
 // same function words, and one stem key (Porter, as FTS5's tokenizer) matches inflections alike everywhere.
 
 import { stemmer } from "stemmer";
+import { indexedText } from "./indexed-text.js";
 import { englishStopwords, minimumContentTerms, questionWords } from "./stopwords.js";
 
-/** Lowercase words (letters and digits), apostrophes splitting them as the store's tokenizer does ("car's" → car, s). */
+/**
+ * Lowercase words (letters and digits), apostrophes splitting them as the store's tokenizer does ("car's" → car, s);
+ * runs of Chinese, Japanese or Korean characters as their overlapping pairs, as the store indexes them (indexed-text.ts).
+ */
 export function tokenize(text: string): string[] {
-  return text.normalize("NFKC").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return indexedText(text.normalize("NFKC").toLowerCase()).match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 /** Single letters carry no meaning once split off ("car's" → "s"); single digits can ("3 eggs"). */

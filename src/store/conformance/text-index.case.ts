@@ -22,6 +22,20 @@ export function runTextIndexConformance(name: string, open: OpenStore): void {
       assert.deepEqual((await store.searchVideos(query("garden watering"))).map((match) => match.videoId), ["garden"]);
     });
 
+    withStore("a two-character Chinese or Japanese word inside a line is found; a removed line is forgotten", async (store) => {
+      await store.commitVideo(sampleVideo("zh", ["我们明天去东京旅行", "今天的天气很好"]));
+      await store.commitVideo(sampleVideo("ja", ["東京の天気はどうですか", "明日は雨が降るでしょう"]));
+      const found = async (word: string): Promise<string[]> => (await store.searchClips(query(word))).map((match) => `${match.videoId}#${match.clipIndex}`);
+      assert.deepEqual(await found("东京"), ["zh#0"], "simplified 东京 inside a line");
+      assert.deepEqual(await found("東京"), ["ja#0"], "the traditional form is another word");
+      assert.deepEqual((await found("天气")).sort(), ["zh#1"]);
+      assert.deepEqual(await found("雨が降る"), ["ja#1"], "a longer word: its pairs in a row");
+      assert.deepEqual(await found("降雨"), [], "pairs out of order are another word");
+      assert.deepEqual((await store.searchVideos(query("東京"))).map((match) => match.videoId), ["ja"]);
+      await store.removeVideo("ja");
+      assert.deepEqual(await found("東京"), []);
+    });
+
     withStore("search ranks clips by BM25, honours the limit and restricts to the given videos", async (store) => {
       await store.commitVideo(sampleVideo("a", ["saw saw saw the plank", "glue", "saw once"]));
       await store.commitVideo(sampleVideo("b", ["a saw and a plank", "nothing here"]));

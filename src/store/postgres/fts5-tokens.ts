@@ -4,6 +4,7 @@
 // written again in JavaScript would differ from FTS5's on some words, and recall with it.
 
 import Database from "better-sqlite3";
+import { indexedText } from "../../text/index.js";
 
 /** The tokens of one document, per field: each term with how often it occurs, and the field's token count. */
 export interface FieldTerms {
@@ -23,7 +24,8 @@ export class Fts5Tokens {
   private readonly instances;
   private readonly clear;
 
-  constructor() {
+  /** `cjkAsRuns`: tokenize CJK runs whole, as schemas before 9 indexed them (the migration forgets their terms so). */
+  constructor(private readonly options: { cjkAsRuns?: boolean } = {}) {
     this.db.exec(`
       CREATE VIRTUAL TABLE docs USING fts5 (f0, f1, f2, tokenize = 'porter unicode61 remove_diacritics 2');
       CREATE VIRTUAL TABLE doc_terms USING fts5vocab (docs, instance);
@@ -40,7 +42,9 @@ export class Fts5Tokens {
     const run = this.db.transaction(() => {
       for (const [index, fields] of documents.entries()) {
         if (fields.length > maxFields) throw new Error(`a document has ${fields.length} fields; at most ${maxFields}`);
-        this.insert.run(index, fields[0] ?? "", fields[1] ?? "", fields[2] ?? "");
+        // As the SQLite store gives text to FTS5: CJK runs as character pairs (indexed-text.ts).
+        const form = this.options.cjkAsRuns ? (text: string) => text : indexedText;
+        this.insert.run(index, form(fields[0] ?? ""), form(fields[1] ?? ""), form(fields[2] ?? ""));
       }
       for (const [doc, col, , term] of this.instances.all() as [number, string | number, number, string][]) {
         result[doc]?.[fieldIndex(col)]?.push(term);

@@ -5,11 +5,13 @@
 import type { PoolClient } from "pg";
 import type { Segment, SegmentSource } from "../../spec/index.js";
 import { chunkTextBlocks, encodeExcerpt, encodeFrames, excerptSource, packChunkText, SegmentBlockView, SegmentText, transcriptRuns } from "../packed-text.js";
-import { buildPostingLists } from "./lexical-index.js";
+import { hasCjk } from "../../text/index.js";
+import { Fts5Tokens } from "./fts5-tokens.js";
+import { buildPostingLists, LexicalIndex, type LexicalDocument, type LexicalIndexName } from "./lexical-index.js";
 import { insertSegmentBlocks } from "./postgres-context.js";
 import { entityFields } from "./postgres-graph-writes.js";
 import type { MigrationHooks } from "./postgres-schema.js";
-import { asFields, clipDocuments, videoDocuments, type ClipText } from "./postgres-text-index.js";
+import { asFields, clipDocuments, readClipTexts, videoDocuments, wholeVideo, type ClipText } from "./postgres-text-index.js";
 
 /** The code steps of the migrations, as `migratePostgres` calls them. */
 export const migrationHooks: MigrationHooks = {
@@ -21,7 +23,47 @@ export const migrationHooks: MigrationHooks = {
     }),
   packSegmentsAndFrames,
   packText,
+  reindexCjk,
 };
+
+/**
+ * Schema 9's migration: every clip, whole-video, entity and chapter document whose text holds a CJK character is
+ * forgotten with the tokens it was indexed with (runs whole) and indexed again as character pairs; the others, whose
+ * tokens do not change, are left alone. A few hundred videos at a time.
+ */
+async function reindexCjk(client: PoolClient): Promise<void> {
+  const before = new Fts5Tokens({ cjkAsRuns: true });
+  const now = new Fts5Tokens();
+  try {
+    const forget = new LexicalIndex(before);
+    const index = new LexicalIndex(now);
+    const again = async (kind: LexicalIndexName, documents: LexicalDocument[]): Promise<void> => {
+      const changed = documents.filter((document) => document.fields.some(hasCjk));
+      if (changed.length === 0) return;
+      await forget.remove(client, kind, changed);
+      await index.add(client, kind, changed);
+    };
+    for (let after = 0; ; ) {
+      const { rows } = await client.query<{ key: number }>(`SELECT key FROM videos WHERE status = 'ready' AND key > $1 ORDER BY key LIMIT 200`, [after]);
+      if (rows.length === 0) break;
+      const clips = await readClipTexts(client, "video", rows.map((row) => row.key));
+      await again("clip", clipDocuments(clips));
+      await again("video", rows.map((row) => wholeVideo(row.key, clips.filter((clip) => clip.videoKey === row.key))));
+      after = (rows.at(-1) as { key: number }).key;
+    }
+    const entityKeys = (await client.query<{ key: number }>(`SELECT key FROM entities`)).rows.map((row) => row.key);
+    for (let at = 0; at < entityKeys.length; at += 1000) {
+      const keys = entityKeys.slice(at, at + 1000);
+      const fields = await entityFields(client, keys);
+      await again("entity", keys.map((key) => ({ key, fields: fields.get(key) ?? [] })));
+    }
+    const { rows: chapters } = await client.query<{ key: number; video_key: number; title: string; summary: string; text: string }>(`SELECT key, video_key, title, summary, text FROM chapters`);
+    await again("chapter", chapters.map((row) => ({ key: row.key, videoKey: row.video_key, fields: [row.title, row.summary, row.text] })));
+  } finally {
+    before.close();
+    now.close();
+  }
+}
 
 /**
  * Schema 3's migration, a few hundred videos at a time: each video's row of segment arrays (schema 2) packed into

@@ -351,6 +351,12 @@ CREATE TABLE speaker_voices (
 /** Version 8: the language a video speaks or shows, as SQLite's schema 13 keeps it. */
 const schemaV8 = `ALTER TABLE videos ADD COLUMN language text;`;
 
+/**
+ * Version 9: runs of Chinese, Japanese and Korean characters are indexed as their overlapping character pairs, as
+ * SQLite's schema 14 indexes them; the documents holding such text are forgotten as they were indexed and indexed again.
+ */
+const schemaV9 = `SELECT 1;`;
+
 /** What a migration needs from the store's code. */
 export interface MigrationHooks {
   /** Fills schema 2's posting lists from the documents schema 1 kept. */
@@ -359,6 +365,8 @@ export interface MigrationHooks {
   packSegmentsAndFrames(client: PoolClient): Promise<void>;
   /** Packs schema 3's clip transcripts, chunk texts and source descriptions as schema 4 keeps them. */
   packText(client: PoolClient): Promise<void>;
+  /** Indexes again, as character pairs, every document whose text holds Chinese, Japanese or Korean (schema 9). */
+  reindexCjk(client: PoolClient): Promise<void>;
 }
 
 /** Migrations by the version they lead to; index 0 creates version 1. A step is SQL, or SQL and then code. */
@@ -371,6 +379,7 @@ const migrations: (string | { sql: string; then: (client: PoolClient, hooks: Mig
   schemaV6,
   schemaV7,
   schemaV8,
+  { sql: schemaV9, then: (client, hooks) => hooks.reindexCjk(client) },
 ];
 
 export const postgresSchemaVersion = migrations.length;

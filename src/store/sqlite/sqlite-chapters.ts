@@ -7,7 +7,7 @@ import type { Chapter, ChapterMatch, ChapterStore } from "../../spec/index.js";
 import { toChapter, toChapterMatches, type ChapterMatchRow, type ChapterRow } from "../shared-chapter-rows.js";
 import { chapterFieldWeights, checkChapters, checkLimit, termWeights } from "../store-checks.js";
 import type { SqliteContext } from "./sqlite-context.js";
-import { rankByBm25, videoRestriction, videoToken } from "./sqlite-text-index.js";
+import { indexed, rankByBm25, videoRestriction, videoToken } from "./sqlite-text-index.js";
 
 const chapterColumns = "c.chapter_index, c.start_second, c.end_second, c.title, c.summary, c.text, c.made_by";
 
@@ -53,7 +53,7 @@ export class SqliteChapters implements ChapterStore {
       const key = this.statements.insertChapter.get(
         videoKey, chapter.index, chapter.startSecond, chapter.endSecond, chapter.title, chapter.summary, chapter.text, chapter.madeBy,
       ) as number;
-      this.statements.indexChapter.run(key, chapter.title, chapter.summary, chapter.text, token);
+      this.statements.indexChapter.run(key, ...indexed(chapter.title, chapter.summary, chapter.text), token);
     }
   }
 
@@ -61,7 +61,7 @@ export class SqliteChapters implements ChapterStore {
   deleteChapters(videoKey: number): void {
     const token = videoToken(videoKey);
     for (const row of this.statements.indexedChapters.all(videoKey) as { key: number; title: string; summary: string; text: string }[]) {
-      this.statements.forgetChapter.run(row.key, row.title, row.summary, row.text, token);
+      this.statements.forgetChapter.run(row.key, ...indexed(row.title, row.summary, row.text), token);
     }
     this.statements.deleteChapters.run(videoKey);
   }

@@ -582,6 +582,16 @@ CREATE TABLE speaker_voices (
  */
 const schemaV13 = `ALTER TABLE videos ADD COLUMN language TEXT;`;
 
+/**
+ * Version 14: runs of Chinese, Japanese and Korean characters are indexed as their overlapping character pairs
+ * (src/text/indexed-text.ts), so a word inside a line is found. The four lexical indexes are emptied and built again
+ * from the text the store keeps (every other text is indexed as before: English ranks exactly as it did).
+ */
+function schemaV14(db: Database.Database, hooks: MigrationHooks): void {
+  for (const table of ["clip_fts", "video_fts", "entity_fts", "chapter_fts"]) db.exec(`INSERT INTO ${table} (${table}) VALUES ('delete-all')`);
+  hooks.rebuildLexicalIndexes(db);
+}
+
 /** What a migration needs from the store: rebuilding the lexical indexes reads packed text, which the store decodes. */
 export interface MigrationHooks {
   rebuildLexicalIndexes(db: Database.Database): void;
@@ -589,7 +599,7 @@ export interface MigrationHooks {
 
 /** Migrations by the version they lead to; index 0 creates version 1. */
 const migrations: (string | ((db: Database.Database, hooks: MigrationHooks) => void))[] = [
-  schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8, schemaV9, schemaV10, schemaV11, schemaV12, schemaV13,
+  schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8, schemaV9, schemaV10, schemaV11, schemaV12, schemaV13, schemaV14,
 ];
 
 export const schemaVersion = migrations.length;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import Database from "better-sqlite3";
 import { VideoRagError, type Chunk, type ClipDocument, type Segment } from "../../spec/index.js";
-import { chapterQueries, chapterVideos, churnChapters, runStoreConformance, sampleVideo, withGraph } from "../conformance/index.js";
+import { chapterQueries, chapterVideos, churnChapters, query as lexicalQuery, runStoreConformance, sampleVideo, withGraph } from "../conformance/index.js";
 import { migrate, schemaVersion } from "./sqlite-schema.js";
 import { openSqliteStore, rebuildLexicalIndexes } from "./sqlite-store.js";
 
@@ -763,6 +763,25 @@ test("a library written with schema 12 opens with a language per video: none for
     const german = sampleVideo("neu", ["den Teig kneten"]);
     await migrated.commitVideo({ ...german, video: { ...german.video, language: "de" } });
     assert.equal((await migrated.getVideo("neu"))?.language, "de");
+  } finally {
+    await migrated.close();
+  }
+});
+
+test("a library written with schema 13 is indexed again when it opens, so a Chinese word inside a line is found", async () => {
+  const path = freshPath();
+  const store = openSqliteStore(path);
+  await store.commitVideo(sampleVideo("zh", ["我们明天去东京旅行", "kneading the dough"]));
+  await store.close();
+  // What schema 13 held for it is not rebuilt here; its indexes are emptied, which the migration must fill again.
+  const raw = new Database(path);
+  for (const table of ["clip_fts", "video_fts", "entity_fts", "chapter_fts"]) raw.exec(`INSERT INTO ${table} (${table}) VALUES ('delete-all')`);
+  raw.exec(`PRAGMA user_version = 13`);
+  raw.close();
+  const migrated = openSqliteStore(path);
+  try {
+    assert.deepEqual((await migrated.searchClips(lexicalQuery("东京"))).map((match) => match.clipIndex), [0]);
+    assert.deepEqual((await migrated.searchClips(lexicalQuery("dough"))).map((match) => match.clipIndex), [1]);
   } finally {
     await migrated.close();
   }

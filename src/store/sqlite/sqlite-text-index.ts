@@ -5,6 +5,7 @@ import type Database from "better-sqlite3";
 import type { ClipMatch, LexicalQuery, TextIndex, VideoMatch } from "../../spec/index.js";
 import { BlockCache } from "../block-cache.js";
 import { toClipMatches, toVideoMatches, type ClipMatchRow, type RankedKey } from "../shared-matches.js";
+import { indexedText } from "../../text/index.js";
 import { checkLexicalQuery, hasToken, termWeights, videoDocument } from "../store-checks.js";
 import type { SqliteContext } from "./sqlite-context.js";
 import { PackedReader, preparePackedStatements, type ClipText } from "./sqlite-packed-reader.js";
@@ -19,8 +20,11 @@ export const repeatable = (weights: Map<string, number>): boolean =>
 /** The FTS5 token naming a video in the `video` column of the clip, video and chapter indexes. */
 export const videoToken = (key: number): string => `k${key}`;
 
+/** Texts as the lexical indexes are given them and told them again when a row goes (see indexed-text.ts). */
+export const indexed = (...texts: string[]): string[] => texts.map(indexedText);
+
 /** Quotes text as an FTS5 string, so user words are never read as query syntax. */
-export const quote = (text: string): string => `"${text.replace(/"/g, '""')}"`;
+export const quote = (text: string): string => `"${indexedText(text).replace(/"/g, '""')}"`;
 
 /** FTS5's command to forget a row of a contentless index, given the words it was indexed with (see schema version 9). */
 const forgetRow = (table: string, columns: string[]): string =>
@@ -65,7 +69,7 @@ export class LexicalIndexes {
   indexVideo(videoKey: number, clips: ClipText[]): void {
     const keys = this.clipKeys(videoKey);
     const token = videoToken(videoKey);
-    for (const clip of clips) this.statements.indexClip.run(keys.get(clip.clipIndex), clip.transcript, clip.screen, clip.visual, token);
+    for (const clip of clips) this.statements.indexClip.run(keys.get(clip.clipIndex), ...indexed(clip.transcript, clip.screen, clip.visual), token);
     this.indexWholeVideo(videoKey, clips);
   }
 
@@ -80,35 +84,33 @@ export class LexicalIndexes {
   }
 
   indexClip(videoKey: number, clipKey: number, clip: Omit<ClipText, "clipIndex">): void {
-    this.statements.indexClip.run(clipKey, clip.transcript, clip.screen, clip.visual, videoToken(videoKey));
+    this.statements.indexClip.run(clipKey, ...indexed(clip.transcript, clip.screen, clip.visual), videoToken(videoKey));
   }
 
   forgetClip(videoKey: number, clipKey: number, clip: Omit<ClipText, "clipIndex">): void {
     if (this.statements.clipIndexed.get(clipKey) === undefined) return;
-    this.statements.forgetClip.run(clipKey, clip.transcript, clip.screen, clip.visual, videoToken(videoKey));
+    this.statements.forgetClip.run(clipKey, ...indexed(clip.transcript, clip.screen, clip.visual), videoToken(videoKey));
   }
 
   indexWholeVideo(videoKey: number, clips: ClipText[]): void {
-    const [transcript, screen, visual] = videoDocument(clips);
-    this.statements.indexVideo.run(videoKey, transcript, screen, visual, videoToken(videoKey));
+    this.statements.indexVideo.run(videoKey, ...indexed(...videoDocument(clips)), videoToken(videoKey));
   }
 
   forgetWholeVideo(videoKey: number, clips: ClipText[]): void {
     if (this.statements.videoIndexed.get(videoKey) === undefined) return;
-    const [transcript, screen, visual] = videoDocument(clips);
-    this.statements.forgetVideo.run(videoKey, transcript, screen, visual, videoToken(videoKey));
+    this.statements.forgetVideo.run(videoKey, ...indexed(...videoDocument(clips)), videoToken(videoKey));
   }
 
   /** Indexes an entity's names (its name, then its aliases, a line each) and description as they are stored now. */
   indexEntity(entityKey: number): void {
     const text = this.entityText(entityKey);
-    if (text) this.statements.indexEntity.run(entityKey, ...text);
+    if (text) this.statements.indexEntity.run(entityKey, ...indexed(...text));
   }
 
   /** Forgets an entity's row; call before its name, aliases or description change, or it goes. */
   forgetEntity(entityKey: number): void {
     const text = this.entityText(entityKey);
-    if (text && this.statements.entityIndexed.get(entityKey) !== undefined) this.statements.forgetEntity.run(entityKey, ...text);
+    if (text && this.statements.entityIndexed.get(entityKey) !== undefined) this.statements.forgetEntity.run(entityKey, ...indexed(...text));
   }
 
   private entityText(entityKey: number): [names: string, description: string] | undefined {
@@ -122,8 +124,9 @@ export class LexicalIndexes {
 }
 
 /**
- * Fills the empty lexical indexes of schema version 9 from the text the library keeps: every ready video's clips and
- * whole-video document, every entity. Inside the migration's transaction (exported for a test to compare with).
+ * Fills the empty lexical indexes from the text the library keeps (schema versions 9 and 14): every ready video's
+ * clips and whole-video document, every entity, every chapter. Inside the migration's transaction (exported for a test
+ * to compare with).
  */
 export function rebuildLexicalIndexes(db: Database.Database): void {
   const packed = preparePackedStatements(db);
@@ -134,6 +137,12 @@ export function rebuildLexicalIndexes(db: Database.Database): void {
     indexes.indexVideo(videoKey, new PackedReader(packed, cache).clipTexts(videoKey));
   }
   for (const entityKey of db.prepare(`SELECT key FROM entities`).pluck().all() as number[]) indexes.indexEntity(entityKey);
+  // Chapters came with schema 10: a rebuild for an earlier migration has none to index.
+  if (db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'chapter_fts'`).get() === undefined) return;
+  const indexChapter = db.prepare(`INSERT INTO chapter_fts (rowid, title, summary, text, video) VALUES (?, ?, ?, ?, ?)`);
+  for (const row of db.prepare(`SELECT key, video_key, title, summary, text FROM chapters`).all() as { key: number; video_key: number; title: string; summary: string; text: string }[]) {
+    indexChapter.run(row.key, ...indexed(row.title, row.summary, row.text), videoToken(row.video_key));
+  }
 }
 
 /** One BM25 ranking of a contentless FTS5 index, as `rankByBm25` runs it. */

@@ -1,0 +1,27 @@
+// Text as the lexical indexes see it. FTS5's unicode61 tokenizer (and the Postgres store, which borrows it) cuts words
+// at spaces and punctuation, so a run of Chinese or Japanese characters, written without spaces, would be one token:
+// a two-character word inside a line could never be found. Runs of Han, kana and Hangul are therefore indexed as their
+// overlapping character pairs (Lucene's CJK bigrams), and a question's words the same way: "東京" inside
+// "東京の天気" is the pair it is. Other text passes through unchanged, so English ranks exactly as before.
+
+/** Han (with its extensions and compatibility forms), Hiragana, Katakana (and half-width), Hangul syllables. */
+const cjk = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af\u{20000}-\u{2fa1f}]+/gu;
+const anyCjk = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af\u{20000}-\u{2fa1f}]/u;
+
+/** The version of this form, part of what an index was built with: a change re-indexes the documents it changes. */
+export const indexedTextVersion = 1;
+
+/** True when `text` holds a character `indexedText` rewrites. */
+export const hasCjk = (text: string): boolean => anyCjk.test(text);
+
+/** `text` with each run of CJK characters as its overlapping pairs, space-separated; a lone character stays itself. */
+export function indexedText(text: string): string {
+  if (!anyCjk.test(text)) return text;
+  return text.replace(cjk, (run) => {
+    const characters = [...run];
+    if (characters.length < 2) return ` ${run} `;
+    const pairs: string[] = [];
+    for (let index = 0; index + 1 < characters.length; index++) pairs.push(`${characters[index]}${characters[index + 1]}`);
+    return ` ${pairs.join(" ")} `;
+  });
+}
