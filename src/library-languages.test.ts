@@ -9,6 +9,7 @@ import { after, before, describe, test } from "node:test";
 import { openLibrary, type Library } from "./library.js";
 import { runCli } from "./test-support/cli.js";
 import { needsFfmpeg } from "./test-support/meeting.js";
+import { needsShared, sharedPath } from "./test-support/shared.js";
 
 const german = [
   "Wo ist der Schlüssel für das Haus?",
@@ -84,6 +85,27 @@ describe("a video's language", { skip: needsFfmpeg }, () => {
     const answer = await library.ask("来週は晴れる");
     assert.match(answer.text, /来週は晴れるでしょう/);
     assert.equal(answer.citations[0]?.title, "lesson-ja.mp4");
+  });
+
+  test("a question that finds nothing says which other languages the library holds", async () => {
+    const answer = await library.ask("where is the key for the house?");
+    assert.equal(answer.citations.length, 0, answer.text);
+    assert.match(answer.text, /^Nothing in the library .*The library also holds videos in .*German.*Japanese.*: a question in their language may find what this one did not\.$/);
+    const german = await library.ask("Wo ist der Schlüssel für das Haus?");
+    assert.match(german.text, /Schlüssel/, "the German question finds the German line");
+  });
+
+  test("speech in a language the transcriber does not hear is left unrecognised, with the reason, not indexed as English", { skip: needsShared }, async () => {
+    const german = video("rede.mp4");
+    const spoken = join(scratch, "rede-spoken.mp4");
+    assert.equal(spawnSync("ffmpeg", ["-v", "error", "-y", "-i", german, "-i", sharedPath("media/audio/jfk.wav"), "-shortest", "-c:v", "copy", "-c:a", "aac", spoken]).status, 0);
+    const report = await library.ingest([spoken], { language: "de" });
+    assert.equal(report.failed, 0, JSON.stringify(report.results));
+    const warnings = report.results[0]?.warnings.map((warning) => warning.detail).join("; ") ?? "";
+    assert.match(warnings, /pocketsphinx.* hears en only and rede-spoken\.mp4 speaks de: configure a transcriber that hears it/);
+    const transcript = await library.transcript("rede-spoken.mp4");
+    assert.deepEqual(transcript.segments.filter((segment) => segment.source === "speech"), [], "no English words made of German speech");
+    assert.ok(((await library.status()).stages.speech?.failed ?? 0) > 0, "the clip's speech stays to do, with its reason");
   });
 
   test("a Windows-1252 sidecar is searched by its accented words", async () => {

@@ -27,6 +27,7 @@ import type {
   Warning,
 } from "../spec/index.js";
 import { formatCitation } from "../text/citation-format.js";
+import { identifyLanguage } from "../text/index.js";
 import { buildEvidence } from "./build-evidence.js";
 import { everyMoment } from "./every-moment.js";
 import { overviewText, summaryEvidence, topicsText } from "./overview-answer.js";
@@ -284,7 +285,7 @@ export async function answerQuestion(question: string, context: AnswerContext, o
     }
   }
   const quoted = await context.extractive(asked, moments, options.maxSentences, speakers, reference !== undefined);
-  const answer = reference?.asksWho ? whoSaid(quoted) : quoted;
+  const answer = await withOtherLanguages(reference?.asksWho ? whoSaid(quoted) : quoted, question, scope.length > 0 ? scope : videos);
   options.onText?.(answer.text);
   return {
     ...answered,
@@ -293,6 +294,23 @@ export async function answerQuestion(question: string, context: AnswerContext, o
     profile: profileOf({ ...base, profile: "lite", strategy: "extractive", redescribedMoments: 0 }),
     timings: timings(performance.now()),
   };
+}
+
+const languageNames = new Intl.DisplayNames(["en"], { type: "language" });
+
+/**
+ * An answer that found nothing, with the languages the videos asked about hold besides the question's: without a
+ * multilingual text embedder, words match only in their own language, so a question in English cannot find a German
+ * line.
+ */
+async function withOtherLanguages<T extends { text: string; citations: unknown[] }>(answer: T, question: string, videos: Video[]): Promise<T> {
+  if (answer.citations.length > 0) return answer;
+  const asked = (await identifyLanguage([question])) ?? "en";
+  const others = [...new Set(videos.map((video) => video.language).filter((language): language is string => language !== undefined && language !== asked))].sort();
+  if (others.length === 0) return answer;
+  const names = others.map((code) => languageNames.of(code) ?? code);
+  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  return { ...answer, text: `${answer.text} The library also holds videos in ${list}: a question in ${names.length === 1 ? "that language" : "their language"} may find what this one did not.` };
 }
 
 /** The videos and labels of the speakers a name refers to (as given, or without a leading "the"); undefined for none. */

@@ -9,6 +9,7 @@ import { extractAudio, frameHash, grayFrameAt, hashDistance, sampleGapFrames } f
 import { liteExtractorId } from "../graph/index.js";
 import { chapterSegmentationId } from "../summary/index.js";
 import { mapConcurrent } from "../providers/runtime/index.js";
+import { VideoRagError } from "../spec/index.js";
 import type {
   ClipSignals,
   Diarizer,
@@ -123,11 +124,21 @@ function speechStage(settings: ExtractionSettings): ClipStage {
       const startSecond = regions ? Math.min(...regions.map(([start]) => start)) : clip.startSecond;
       const endSecond = Math.min(video.durationSeconds, regions ? Math.max(...regions.map(([, end]) => end)) : clip.endSecond);
       if (endSecond - startSecond < 0.1) return empty();
+      // Speech in a language the transcriber does not hear would be indexed as gibberish in one it does: the clip's
+      // speech stays unrecognised, with the reason, until a transcriber that hears it is configured (its key differs).
+      const heard = transcriber.capabilities.languages;
+      if (video.language && !heard.includes(video.language)) {
+        throw new VideoRagError(
+          "MODEL_NOT_FOUND",
+          `${transcriber.id} hears ${heard.join(", ")} only and ${video.title} speaks ${video.language}: configure a transcriber that hears it (a multilingual Whisper model, models.transcriber)`,
+          { subject: video.id },
+        );
+      }
       const scratch = await mkdtemp(join(settings.tempDir, "speech-"));
       try {
         const wavPath = join(scratch, "audio.wav");
         await extractAudio(video.path, wavPath, { startSecond, durationSeconds: endSecond - startSecond, signal });
-        const transcript = await transcriber.transcribe(wavPath, { signal, scratchDir: scratch });
+        const transcript = await transcriber.transcribe(wavPath, { signal, scratchDir: scratch, ...(video.language ? { language: video.language } : {}) });
         return {
           segments: transcript.segments.map((segment) => ({
             startSecond: round(segment.startSecond + startSecond),

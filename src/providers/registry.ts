@@ -235,7 +235,7 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
   } else if (await programExists("pocketsphinx_continuous", ["-h"])) {
     if (speech?.provider === "transformers") choice.warnings.push({ type: "fallback", feature: "speech", detail: `${whisperMissing}; using pocketsphinx` });
     choice.transcriber = runtime.wrapTranscriber(createPocketsphinxTranscriber());
-    choice.summary.push(`speech: ${choice.transcriber.id} (lite)`);
+    choice.summary.push(`speech: ${choice.transcriber.id} (lite; English only: speech in other languages needs a Whisper model)`);
   } else fallback("transcriber", "speech", "pocketsphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)");
 
   // Speakers: the neural diarizer when configured and its package and models are here; else the lite diarizer, which

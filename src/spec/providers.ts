@@ -50,6 +50,8 @@ export interface Transcriber {
       onProgress?: (doneSeconds: number, totalSeconds: number) => void;
       /** A folder for the transcriber's own pieces, which it removes (the library's per-process scratch); default the system's. */
       scratchDir?: string;
+      /** The language spoken (ISO 639-1), when known: a multilingual model transcribes in it instead of guessing. */
+      language?: string;
     },
   ): Promise<{ segments: TranscriptSegment[]; warnings: Warning[] }>;
 }

@@ -2,5 +2,5 @@
 export { analyzeText, termKey, tokenize } from "./analyze-text.js";
 export { englishStopwords, isStopword, minimumContentTerms, questionWords } from "./stopwords.js";
 export { cleanSpoken } from "./spoken-text.js";
-export { identifyLanguage, languageFromFileName, languageFromTag, tesseractLanguage } from "./language.js";
+export { identifyLanguage, languageFromFileName, languageFromTag, tesseractLanguage, whisperLanguages } from "./language.js";
 export { hasCjk, indexedText, indexedTextVersion } from "./indexed-text.js";

@@ -65,7 +65,7 @@ async function loadDetector(): Promise<Detector> {
     if (!(await instance.load("medium"))) throw new Error("its medium database did not load");
     return instance;
   } catch (error) {
-    throw new VideoRagError("MODEL_UNAVAILABLE", `the language identifier (npm eld) cannot be loaded: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new VideoRagError("MODEL_NOT_FOUND", `the language identifier (npm eld) cannot be loaded: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
 
@@ -87,6 +87,13 @@ export async function identifyLanguage(lines: readonly string[]): Promise<string
   const result = (await detector).detect(sample.join("\n").slice(0, sampleCharacters * 2));
   return result.language && result.isReliable() ? result.language : undefined;
 }
+
+/** Whisper's languages (openai/whisper tokenizer.py), which multilingual Whisper models and servers transcribe. */
+export const whisperLanguages: readonly string[] = (
+  "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la mi ml cy sk te " +
+  "fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be tg sd gu am yi lo uz fo ht ps " +
+  "tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su yue"
+).split(" ");
 
 /** Tesseract's traineddata names of the languages videos most often show, by ISO 639-1 code. */
 const tesseractCodes: Record<string, string> = {

@@ -336,6 +336,17 @@ test("transcription uploads the WAV as multipart and maps segments and words", {
   }
 });
 
+test("a transcription in a known language sends it as the API's language; one the model does not hear is not sent", { skip: needsShared }, async () => {
+  const wavPath = sharedPath("media/audio/jfk.wav");
+  await createOpenAiTranscriber(connection()).transcribe(wavPath, { language: "de" });
+  assert.deepEqual(lastRequest()?.form?.fields.language, ["de"]);
+  const englishOnly = createOpenAiTranscriber({ ...connection(), languages: ["en"] });
+  assert.deepEqual(englishOnly.capabilities.languages, ["en"]);
+  await englishOnly.transcribe(wavPath, { language: "de" });
+  assert.equal(lastRequest()?.form?.fields.language, undefined);
+  assert.ok(createOpenAiTranscriber(connection()).capabilities.languages.includes("ja"), "Whisper's languages by default");
+});
+
 test("a transcription with text only becomes one segment over the whole audio, with a warning", async () => {
   const wavPath = await writeToneWav("tone.wav", 2.5);
   server.script((_request, response) => sendJson(response, 200, { text: " Hello there. " }));

@@ -22,10 +22,11 @@ import {
   type AudioSpan,
   type WavLayout,
 } from "../../media/index.js";
+import { whisperLanguages } from "../../text/index.js";
 import { openAiEndpoint, providerId, type OpenAiConnectionOptions } from "./openai-endpoint.js";
 
 export interface OpenAiTranscriberOptions extends OpenAiConnectionOptions {
-  /** Languages the model transcribes, as ISO 639-1 codes. Default ["en"]. */
+  /** Languages the model transcribes, as ISO 639-1 codes. Default Whisper's (OpenAI's models and Whisper servers). */
   languages?: string[];
   /**
    * Longest audio sent in one request, in seconds (at least 1); longer audio is cut at pauses into pieces no longer
@@ -68,10 +69,12 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
     });
   }
 
-  async function post(audio: Buffer, filename: string, signal: AbortSignal | undefined): Promise<TranscriptionReply> {
+  async function post(audio: Buffer, filename: string, signal: AbortSignal | undefined, language: string | undefined): Promise<TranscriptionReply> {
     const form = new FormData();
     form.append("file", new Blob([audio], { type: "audio/wav" }), filename);
     form.append("model", options.model);
+    // The API's `language`: the video's, when it is known, so the model does not guess it from the first seconds.
+    if (language) form.append("language", language);
     form.append("response_format", responseFormat);
     if (responseFormat === "diarized_json") {
       // OpenAI requires a chunking strategy for diarizing audio over 30 s; "auto" cuts at pauses it finds itself.
@@ -86,10 +89,11 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
   return {
     id,
     // Word times are asked for, but servers may leave them out; segment times are what every verbose_json reply has.
-    capabilities: { languages: options.languages ?? ["en"], maxConcurrency: options.maxConcurrency ?? 4, timestamps: "segment" },
+    capabilities: { languages: options.languages ?? [...whisperLanguages], maxConcurrency: options.maxConcurrency ?? 4, timestamps: "segment" },
 
     async transcribe(wavPath, transcribeOptions = {}) {
       const { signal, onProgress } = transcribeOptions;
+      const language = transcribeOptions.language && (options.languages ?? whisperLanguages).includes(transcribeOptions.language) ? transcribeOptions.language : undefined;
       const file = await open(wavPath, "r").catch((error: unknown) => {
         throw new VideoRagError("INPUT_NOT_FOUND", `cannot read ${wavPath}`, { cause: error, subject: wavPath });
       });
@@ -101,7 +105,7 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
         onProgress?.(0, totalSeconds);
 
         if (totalSeconds <= maxSecondsPerRequest) {
-          const reply = await post(await file.readFile(), basename(wavPath), signal);
+          const reply = await post(await file.readFile(), basename(wavPath), signal, language);
           onProgress?.(totalSeconds, totalSeconds);
           return transcriptOf(
             [{ reply, startSecond: 0, endSecond: totalSeconds }],
@@ -126,7 +130,7 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
           let reply: TranscriptionReply;
           try {
             await writeFile(piecePath, await extractWav(file, layout, piece.startSample, piece.endSample));
-            reply = await post(await readFile(piecePath), basename(piecePath), signal);
+            reply = await post(await readFile(piecePath), basename(piecePath), signal, language);
           } finally {
             await rm(piecePath, { force: true });
           }

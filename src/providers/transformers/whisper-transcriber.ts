@@ -20,6 +20,7 @@ import {
   type AudioSpan,
 } from "../../media/index.js";
 import { lazy, loadPretrained, modelSource, throwIfAborted, type TransformersProviderOptions } from "./load-pretrained.js";
+import { whisperLanguages } from "../../text/index.js";
 
 export type WhisperTranscriberOptions = TransformersProviderOptions;
 
@@ -28,12 +29,6 @@ const blockSeconds = 300;
 const boundarySearchSeconds = 20;
 const wavHeaderBytes = 44;
 
-// Whisper's languages (openai/whisper tokenizer.py), for the multilingual checkpoints.
-const whisperLanguages = (
-  "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la mi ml cy sk te " +
-  "fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be tg sd gu am yi lo uz fo ht ps " +
-  "tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su yue"
-).split(" ");
 
 /** Creates a Transcriber over a Whisper model; nothing is read until the first call. */
 export function createWhisperTranscriber(options: WhisperTranscriberOptions = {}): Transcriber {
@@ -46,7 +41,7 @@ export function createWhisperTranscriber(options: WhisperTranscriberOptions = {}
   return {
     id: `transformers:${source.model}`,
     capabilities: {
-      languages: source.model.endsWith(".en") ? ["en"] : whisperLanguages,
+      languages: source.model.endsWith(".en") ? ["en"] : [...whisperLanguages],
       maxConcurrency: 1,
       timestamps: "segment",
     },
@@ -72,7 +67,9 @@ export function createWhisperTranscriber(options: WhisperTranscriberOptions = {}
           throwIfAborted(signal, "speech recognition");
           const wav = await extractWav(file, layout, block.startSample, block.endSample);
           const audio = pcmToFloat(wav.subarray(wavHeaderBytes));
-          const output = await recognize(audio, { return_timestamps: true, chunk_length_s: 30 });
+          // A multilingual checkpoint told the video's language transcribes it, instead of guessing it per 30 s window.
+          const known = transcribeOptions.language && !source.model.endsWith(".en") && whisperLanguages.includes(transcribeOptions.language) ? { language: transcribeOptions.language, task: "transcribe" } : {};
+          const output = await recognize(audio, { return_timestamps: true, chunk_length_s: 30, ...known });
           segments.push(...toSegments(output, block.startSample / speechSampleRate, block.endSample / speechSampleRate));
           onProgress?.(block.endSample / speechSampleRate, totalSeconds);
         }
