@@ -1,9 +1,10 @@
-// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server|scale|workers|lite|soak|summaries|speakers|who-said]`: the project's speed and quality benchmarks, printed as JSON.
+// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server|scale|workers|lite|soak|summaries|speakers|who-said|languages]`: the project's speed and quality benchmarks, printed as JSON.
 // `npm run bench scale -- --hours 100,1000 [--store sqlite|postgres://…] [--queries 100] [--keep dir]`: see bench-scale.ts.
 // `npm run bench soak -- [--minutes 10] [--clients 16] [--keep dir]`: see bench-soak.ts.
 // `npm run bench summaries -- [--only chapters,narrated,coverage,cost] [--videos 60] [--out file]`: see bench-summaries.ts.
 // `npm run bench speakers -- [--conversations 40] [--seed 1] [--keep dir] [--no-tune]`: see bench-speakers.ts.
 // `npm run bench who-said -- [--meetings 20] [--questions 5] [--seed 1] [--keep dir]`: see bench-who-said.ts.
+// `npm run bench languages -- [--lines 30] [--seed 1] [--no-screen] [--keep dir]`: see bench-languages.ts.
 import { benchMedia } from "./bench-media.js";
 
 const which = process.argv[2] ?? "all";
@@ -63,6 +64,11 @@ if (which === "soak") {
 if (which === "summaries") {
   const { benchSummaries, parseSummariesArgs } = await import("./bench-summaries.js");
   results.summaries = await benchSummaries({ ...parseSummariesArgs(process.argv.slice(3)), log: (line) => console.error(line) });
+}
+// Not part of "all": a moment found by a stretch of its line in German, French, Spanish, Chinese, Japanese and English.
+if (which === "languages") {
+  const { benchLanguages, parseLanguagesArgs } = await import("./bench-languages.js");
+  results.languages = await benchLanguages({ ...parseLanguagesArgs(process.argv.slice(3)), log: (line) => console.error(line) });
 }
 // Not part of "all": "who said" questions over built meetings whose subtitles name no one (a few minutes).
 if (which === "who-said") {
