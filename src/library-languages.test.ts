@@ -108,6 +108,13 @@ describe("a video's language", { skip: needsFfmpeg }, () => {
     assert.ok(((await library.status()).stages.speech?.failed ?? 0) > 0, "the clip's speech stays to do, with its reason");
   });
 
+  test("a German word is found in its other forms: Haus finds Häuser, and the answer quotes the German line", async () => {
+    const [hit] = await library.search("Haus am Flüssen");
+    assert.equal(hit?.title, "untagged.mp4");
+    const answer = await library.ask("Wo sind die Häuser am Fluss?");
+    assert.match(answer.text, /Häuser am Fluss/);
+  });
+
   test("a Windows-1252 sidecar is searched by its accented words", async () => {
     const latin = video("latin.mp4", "latin.srt", Buffer.from(srt(["Un café crème, s'il vous plaît", "Voilà, monsieur"]), "latin1"));
     assert.equal((await library.ingest([latin])).failed, 0);

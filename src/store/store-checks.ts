@@ -1,6 +1,7 @@
 // Argument checks every store makes the same way, so a bad call fails with the same code and message on any backend.
 
 import { checkVector } from "../graph/merge-graph.js";
+import { stemWords } from "../text/index.js";
 import { VideoRagError, type Chapter, type EntityDescriptionUpdate, type LexicalQuery, type VectorQuery, type VectorRecord } from "../spec/index.js";
 
 /** Throws ARGUMENT_INVALID unless the record is a well-formed vector of `videoId`. */
@@ -90,13 +91,21 @@ export function checkCount(value: number, what: string): void {
 /** True when the text has something a tokenizer keeps. */
 export const hasToken = (text: string): boolean => /[\p{L}\p{N}]/u.test(text);
 
-/** The query's terms, lowercased and merged, with their summed weights; terms with no token or no weight are dropped. */
-export function termWeights(terms: { text: string; weight: number }[]): Map<string, number> {
+/**
+ * The query's terms, lowercased and merged, with their summed weights; terms with no token or no weight are dropped.
+ * `languages`: those of the library's videos that are indexed by Snowball stems (indexed-text.ts): each term is asked
+ * for as its stem in each of them too, so "Häuser" finds a German "Haus" (an English video has no such stem to match).
+ */
+export function termWeights(terms: { text: string; weight: number }[], languages: readonly string[] = []): Map<string, number> {
   const weights = new Map<string, number>();
   for (const term of terms) {
     const text = term.text.trim().toLowerCase();
     if (!hasToken(text) || !(term.weight > 0)) continue;
     weights.set(text, (weights.get(text) ?? 0) + term.weight);
+    for (const language of languages) {
+      const stemmed = stemWords(text, language);
+      if (stemmed !== text) weights.set(stemmed, (weights.get(stemmed) ?? 0) + term.weight);
+    }
   }
   return weights;
 }

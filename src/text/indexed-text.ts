@@ -2,7 +2,10 @@
 // at spaces and punctuation, so a run of Chinese or Japanese characters, written without spaces, would be one token:
 // a two-character word inside a line could never be found. Runs of Han, kana and Hangul are therefore indexed as their
 // overlapping character pairs (Lucene's CJK bigrams), and a question's words the same way: "東京" inside
-// "東京の天気" is the pair it is. Other text passes through unchanged, so English ranks exactly as before.
+// "東京の天気" is the pair it is. Text in another language that Snowball stems is indexed by its stems; English and
+// the rest pass through unchanged, so English ranks exactly as before.
+
+import { stemWords } from "./word-stems.js";
 
 /** Han (with its extensions and compatibility forms), Hiragana, Katakana (and half-width), Hangul syllables. */
 const cjk = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af\u{20000}-\u{2fa1f}]+/gu;
@@ -14,8 +17,13 @@ export const indexedTextVersion = 1;
 /** True when `text` holds a character `indexedText` rewrites. */
 export const hasCjk = (text: string): boolean => anyCjk.test(text);
 
-/** `text` with each run of CJK characters as its overlapping pairs, space-separated; a lone character stays itself. */
-export function indexedText(text: string): string {
+/**
+ * `text` as indexed: each run of CJK characters as its overlapping pairs, space-separated (a lone character stays
+ * itself); in a `language` Snowball stems (word-stems.ts), each word as its stem. English and text of no known language
+ * pass unchanged.
+ */
+export function indexedText(text: string, language?: string): string {
+  if (language && language !== "en") text = stemWords(text, language);
   if (!anyCjk.test(text)) return text;
   return text.replace(cjk, (run) => {
     const characters = [...run];

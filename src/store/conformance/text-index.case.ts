@@ -36,6 +36,22 @@ export function runTextIndexConformance(name: string, open: OpenStore): void {
       assert.deepEqual(await found("東京"), []);
     });
 
+    withStore("a German video's words are found by their other forms (Häuser, Haus); English ranks as before", async (store) => {
+      const german = sampleVideo("de", ["die Häuser am Fluss sind alt", "der Schlüssel liegt auf dem Tisch"]);
+      await store.commitVideo({ ...german, video: { ...german.video, language: "de" } });
+      await store.commitVideo(sampleVideo("en", ["the houses by the river are old", "the key is on the table"]));
+      const found = async (word: string): Promise<string[]> => (await store.searchClips(query(word))).map((match) => `${match.videoId}#${match.clipIndex}`);
+      assert.deepEqual(await found("Haus"), ["de#0"]);
+      assert.deepEqual(await found("Häusern"), ["de#0"]);
+      assert.deepEqual(await found("Tischen"), ["de#1"], "Tisch, Tische, Tischen: one stem");
+      assert.deepEqual(await found("house"), ["en#0"]);
+      assert.deepEqual((await store.searchVideos(query("Haus"))).map((match) => match.videoId), ["de"]);
+      // Committed again as English, its German stems are forgotten with it: its words are its words again.
+      await store.commitVideo({ ...german, video: { ...german.video, language: "en" } });
+      assert.deepEqual(await found("Haus"), []);
+      assert.deepEqual(await found("Häuser"), ["de#0"]);
+    });
+
     withStore("search ranks clips by BM25, honours the limit and restricts to the given videos", async (store) => {
       await store.commitVideo(sampleVideo("a", ["saw saw saw the plank", "glue", "saw once"]));
       await store.commitVideo(sampleVideo("b", ["a saw and a plank", "nothing here"]));

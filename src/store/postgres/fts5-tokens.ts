@@ -35,15 +35,19 @@ export class Fts5Tokens {
     this.clear = this.db.prepare(`DELETE FROM docs`);
   }
 
-  /** Each document's fields (at most three) as token sequences, in order. */
-  sequences(documents: string[][]): FieldSequences[] {
+  /**
+   * Each document's fields (at most three) as token sequences, in order; `languages[i]`, the language document i's
+   * words are stemmed in before FTS5 sees them (as the SQLite store indexes a video's text; see indexed-text.ts).
+   */
+  sequences(documents: string[][], languages: readonly (string | undefined)[] = []): FieldSequences[] {
     const result: FieldSequences[] = documents.map((fields) => fields.map(() => []));
     if (documents.length === 0) return result;
     const run = this.db.transaction(() => {
       for (const [index, fields] of documents.entries()) {
         if (fields.length > maxFields) throw new Error(`a document has ${fields.length} fields; at most ${maxFields}`);
         // As the SQLite store gives text to FTS5: CJK runs as character pairs (indexed-text.ts).
-        const form = this.options.cjkAsRuns ? (text: string) => text : indexedText;
+        const language = languages[index];
+        const form = this.options.cjkAsRuns ? (text: string) => text : (text: string) => indexedText(text, language);
         this.insert.run(index, form(fields[0] ?? ""), form(fields[1] ?? ""), form(fields[2] ?? ""));
       }
       for (const [doc, col, , term] of this.instances.all() as [number, string | number, number, string][]) {
@@ -55,9 +59,9 @@ export class Fts5Tokens {
     return result;
   }
 
-  /** Each document's fields as term counts and token counts. */
-  terms(documents: string[][]): FieldTerms[][] {
-    return this.sequences(documents).map((fields) =>
+  /** Each document's fields as term counts and token counts (`languages` as for `sequences`). */
+  terms(documents: string[][], languages: readonly (string | undefined)[] = []): FieldTerms[][] {
+    return this.sequences(documents, languages).map((fields) =>
       fields.map((tokens) => {
         const counts = new Map<string, number>();
         for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);

@@ -134,10 +134,14 @@ export class LexicalIndex {
   /** Blocks deleted (merged, or rewritten without removed documents) since `vacuumed` was last called. */
   private deleted = 0;
 
-  /** `readAtOnce`: see `defaultReadAtOnce`. */
+  /**
+   * `readAtOnce`: see `defaultReadAtOnce`. `byLanguage`: stem each video's text in its language (false only in the
+   * migrations that run before videos had one, schema 8).
+   */
   constructor(
     private readonly tokens: Fts5Tokens,
     private readonly readAtOnce = defaultReadAtOnce,
+    private readonly byLanguage = true,
   ) {}
 
   /** Blocks this index has deleted since the last vacuum: dead rows of `lexical_postings` until one frees them. */
@@ -156,7 +160,7 @@ export class LexicalIndex {
    */
   async add(client: PoolClient, index: LexicalIndexName, documents: LexicalDocument[]): Promise<void> {
     if (documents.length === 0) return;
-    const parsed = this.analyse(index, documents);
+    const parsed = this.analyse(index, documents, await this.languagesOf(client, index, documents.map((document) => document.videoKey)));
     const delta = new Map<string, number[]>();
     for (const entry of parsed) {
       for (const [at, term] of entry.terms.entries()) addCounts(delta, term, maskCounts(fieldMask(entry.counts[at] ?? [])), 1);
@@ -173,7 +177,7 @@ export class LexicalIndex {
    */
   async remove(client: PoolClient, index: LexicalIndexName, documents: LexicalDocument[]): Promise<void> {
     if (documents.length === 0) return;
-    const parsed = this.analyse(index, documents);
+    const parsed = this.analyse(index, documents, await this.languagesOf(client, index, documents.map((document) => document.videoKey)));
     const terms = [...new Set(parsed.flatMap((entry) => entry.terms))];
     const { rows } = await client.query<{ term: string; id: number }>(`SELECT term, id FROM lexical_terms WHERE index = $1 AND term = ANY($2::text[])`, [
       lexicalIndexes[index],
@@ -185,9 +189,21 @@ export class LexicalIndex {
     await this.removeStored(client, index, parsed.map((entry) => ({ ...entry, terms: entry.terms.map((term) => ids.get(term) as number) })));
   }
 
+  /**
+   * The language each video's text is indexed in, as its row says now (a commit forgets the old text before it changes
+   * the row); entities are indexed as they are.
+   */
+  private async languagesOf(client: PoolClient, index: LexicalIndexName, videoKeys: readonly (number | null | undefined)[]): Promise<(string | undefined)[]> {
+    const keys = [...new Set(videoKeys.filter((key): key is number => typeof key === "number"))];
+    if (!this.byLanguage || index === "entity" || keys.length === 0) return videoKeys.map(() => undefined);
+    const { rows } = await client.query<{ key: number; language: string | null }>(`SELECT key, language FROM videos WHERE key = ANY($1::bigint[])`, [keys]);
+    const languages = new Map(rows.map((row) => [Number(row.key), row.language ?? undefined]));
+    return videoKeys.map((key) => (typeof key === "number" ? languages.get(Number(key)) : undefined));
+  }
+
   /** Documents' distinct terms with their counts per field, and their lengths as FTS5 counts them. */
-  private analyse(index: LexicalIndexName, documents: LexicalDocument[]): (Omit<StoredDocument, "terms"> & { terms: string[] })[] {
-    const analysed = this.tokens.terms(documents.map((document) => document.fields));
+  private analyse(index: LexicalIndexName, documents: LexicalDocument[], languages: readonly (string | undefined)[]): (Omit<StoredDocument, "terms"> & { terms: string[] })[] {
+    const analysed = this.tokens.terms(documents.map((document) => document.fields), languages);
     return documents.map((document, position) => {
       const fields = analysed[position] ?? [];
       const terms = [...new Set(fields.flatMap((field) => [...field.counts.keys()]))];
@@ -448,7 +464,8 @@ export class LexicalIndex {
     if (candidates.size === 0) return hits;
     const texts = await loadFields(client, [...candidates.keys()]);
     const keys = [...candidates.keys()].filter((key) => texts.has(key));
-    const sequences = this.tokens.sequences(keys.map((key) => texts.get(key) ?? []));
+    const languages = await this.languagesOf(client, index, keys.map((key) => candidates.get(key)?.videoKey));
+    const sequences = this.tokens.sequences(keys.map((key) => texts.get(key) ?? []), languages);
     for (const [position, key] of keys.entries()) {
       const fields = sequences[position] ?? [];
       const frequency = fields.reduce((sum, field, number) => sum + (weights[number] ?? 0) * countPhrase(field, tokens), 0);
@@ -560,7 +577,7 @@ export async function buildPostingLists(client: PoolClient, loaders: Record<Excl
     const tokens = new Fts5Tokens();
     try {
       const fields = await loaders[index](client, capped.map((row) => row.key));
-      const lexical = new LexicalIndex(tokens);
+      const lexical = new LexicalIndex(tokens, defaultReadAtOnce, false);
       await lexical.removeStored(client, index, capped);
       await lexical.add(client, index, capped.map((row) => ({ key: row.key, ...(row.video_key === null ? {} : { videoKey: row.video_key }), fields: fields.get(row.key) ?? [] })));
     } finally {

@@ -49,19 +49,21 @@ export class SqliteChapters implements ChapterStore {
     checkChapters(chapters, videoId);
     this.deleteChapters(videoKey);
     const token = videoToken(videoKey);
+    const language = this.context.lexical.languageOf(videoKey);
     for (const chapter of chapters) {
       const key = this.statements.insertChapter.get(
         videoKey, chapter.index, chapter.startSecond, chapter.endSecond, chapter.title, chapter.summary, chapter.text, chapter.madeBy,
       ) as number;
-      this.statements.indexChapter.run(key, ...indexed(chapter.title, chapter.summary, chapter.text), token);
+      this.statements.indexChapter.run(key, ...indexed(language, chapter.title, chapter.summary, chapter.text), token);
     }
   }
 
   /** Deletes a video's chapters, forgetting their FTS rows first, inside the caller's transaction. */
   deleteChapters(videoKey: number): void {
     const token = videoToken(videoKey);
+    const language = this.context.lexical.languageOf(videoKey);
     for (const row of this.statements.indexedChapters.all(videoKey) as { key: number; title: string; summary: string; text: string }[]) {
-      this.statements.forgetChapter.run(row.key, ...indexed(row.title, row.summary, row.text), token);
+      this.statements.forgetChapter.run(row.key, ...indexed(language, row.title, row.summary, row.text), token);
     }
     this.statements.deleteChapters.run(videoKey);
   }
@@ -81,7 +83,7 @@ export class SqliteChapters implements ChapterStore {
     return this.context.guard("cannot search chapters", () => {
       checkLimit(query.limit, "a chapter search");
       const limit = Math.floor(query.limit);
-      const weights = termWeights(query.terms);
+      const weights = termWeights(query.terms, this.context.lexical.stemmedLanguages());
       if (limit === 0 || weights.size === 0) return [];
       const restriction = videoRestriction(this.context, query.videoIds);
       if (restriction === undefined) return [];

@@ -5,7 +5,7 @@ import type Database from "better-sqlite3";
 import type { ClipMatch, LexicalQuery, TextIndex, VideoMatch } from "../../spec/index.js";
 import { BlockCache } from "../block-cache.js";
 import { toClipMatches, toVideoMatches, type ClipMatchRow, type RankedKey } from "../shared-matches.js";
-import { indexedText } from "../../text/index.js";
+import { indexedText, stemmedLanguages } from "../../text/index.js";
 import { checkLexicalQuery, hasToken, termWeights, videoDocument } from "../store-checks.js";
 import type { SqliteContext } from "./sqlite-context.js";
 import { PackedReader, preparePackedStatements, type ClipText } from "./sqlite-packed-reader.js";
@@ -20,8 +20,11 @@ export const repeatable = (weights: Map<string, number>): boolean =>
 /** The FTS5 token naming a video in the `video` column of the clip, video and chapter indexes. */
 export const videoToken = (key: number): string => `k${key}`;
 
-/** Texts as the lexical indexes are given them and told them again when a row goes (see indexed-text.ts). */
-export const indexed = (...texts: string[]): string[] => texts.map(indexedText);
+/**
+ * Texts as the lexical indexes are given them and told them again when a row goes (see indexed-text.ts): stemmed in the
+ * video's language where it has a Snowball stemmer.
+ */
+export const indexed = (language: string | undefined, ...texts: string[]): string[] => texts.map((text) => indexedText(text, language));
 
 /** Quotes text as an FTS5 string, so user words are never read as query syntax. */
 export const quote = (text: string): string => `"${indexedText(text).replace(/"/g, '""')}"`;
@@ -51,6 +54,15 @@ function prepareLexicalStatements(db: Database.Database) {
   };
 }
 
+/** How a video's language is read, where its row has one (schema 13 on; a migration before that indexes without). */
+function prepareLanguageStatements(db: Database.Database) {
+  if (db.prepare(`SELECT 1 FROM pragma_table_info('videos') WHERE name = 'language'`).get() === undefined) return undefined;
+  return {
+    languageOf: db.prepare(`SELECT language FROM videos WHERE key = ?`).pluck(),
+    languages: db.prepare(`SELECT DISTINCT language FROM videos WHERE status = 'ready' AND language IS NOT NULL`).pluck(),
+  };
+}
+
 type LexicalStatements = ReturnType<typeof prepareLexicalStatements>;
 
 /**
@@ -61,15 +73,19 @@ type LexicalStatements = ReturnType<typeof prepareLexicalStatements>;
 export class LexicalIndexes {
   private readonly statements: LexicalStatements;
 
+  private readonly languageStatements;
+
   constructor(db: Database.Database) {
     this.statements = prepareLexicalStatements(db);
+    this.languageStatements = prepareLanguageStatements(db);
   }
 
   /** A video's clip documents and its whole-video document (see `videoDocument`), from its clips' text. */
   indexVideo(videoKey: number, clips: ClipText[]): void {
     const keys = this.clipKeys(videoKey);
     const token = videoToken(videoKey);
-    for (const clip of clips) this.statements.indexClip.run(keys.get(clip.clipIndex), ...indexed(clip.transcript, clip.screen, clip.visual), token);
+    const language = this.languageOf(videoKey);
+    for (const clip of clips) this.statements.indexClip.run(keys.get(clip.clipIndex), ...indexed(language, clip.transcript, clip.screen, clip.visual), token);
     this.indexWholeVideo(videoKey, clips);
   }
 
@@ -84,38 +100,49 @@ export class LexicalIndexes {
   }
 
   indexClip(videoKey: number, clipKey: number, clip: Omit<ClipText, "clipIndex">): void {
-    this.statements.indexClip.run(clipKey, ...indexed(clip.transcript, clip.screen, clip.visual), videoToken(videoKey));
+    this.statements.indexClip.run(clipKey, ...indexed(this.languageOf(videoKey), clip.transcript, clip.screen, clip.visual), videoToken(videoKey));
   }
 
   forgetClip(videoKey: number, clipKey: number, clip: Omit<ClipText, "clipIndex">): void {
     if (this.statements.clipIndexed.get(clipKey) === undefined) return;
-    this.statements.forgetClip.run(clipKey, ...indexed(clip.transcript, clip.screen, clip.visual), videoToken(videoKey));
+    this.statements.forgetClip.run(clipKey, ...indexed(this.languageOf(videoKey), clip.transcript, clip.screen, clip.visual), videoToken(videoKey));
   }
 
   indexWholeVideo(videoKey: number, clips: ClipText[]): void {
-    this.statements.indexVideo.run(videoKey, ...indexed(...videoDocument(clips)), videoToken(videoKey));
+    this.statements.indexVideo.run(videoKey, ...indexed(this.languageOf(videoKey), ...videoDocument(clips)), videoToken(videoKey));
   }
 
   forgetWholeVideo(videoKey: number, clips: ClipText[]): void {
     if (this.statements.videoIndexed.get(videoKey) === undefined) return;
-    this.statements.forgetVideo.run(videoKey, ...indexed(...videoDocument(clips)), videoToken(videoKey));
+    this.statements.forgetVideo.run(videoKey, ...indexed(this.languageOf(videoKey), ...videoDocument(clips)), videoToken(videoKey));
   }
 
   /** Indexes an entity's names (its name, then its aliases, a line each) and description as they are stored now. */
   indexEntity(entityKey: number): void {
     const text = this.entityText(entityKey);
-    if (text) this.statements.indexEntity.run(entityKey, ...indexed(...text));
+    // Entities are named across languages: their text is indexed as it is.
+    if (text) this.statements.indexEntity.run(entityKey, ...indexed(undefined, ...text));
   }
 
   /** Forgets an entity's row; call before its name, aliases or description change, or it goes. */
   forgetEntity(entityKey: number): void {
     const text = this.entityText(entityKey);
-    if (text && this.statements.entityIndexed.get(entityKey) !== undefined) this.statements.forgetEntity.run(entityKey, ...indexed(...text));
+    if (text && this.statements.entityIndexed.get(entityKey) !== undefined) this.statements.forgetEntity.run(entityKey, ...indexed(undefined, ...text));
   }
 
   private entityText(entityKey: number): [names: string, description: string] | undefined {
     const row = this.statements.entityText.get(entityKey) as { name: string; aliases: string | null; description: string } | undefined;
     return row && [row.aliases === null ? row.name : `${row.name}\n${row.aliases}`, row.description];
+  }
+
+  /** The languages of the ready videos that are indexed by their Snowball stems (see `termWeights`). */
+  stemmedLanguages(): string[] {
+    return stemmedLanguages((this.languageStatements?.languages.all() ?? []) as string[]);
+  }
+
+  /** The language a video's text is indexed in, as its row says now (a commit forgets the old text before changing it). */
+  languageOf(videoKey: number): string | undefined {
+    return (this.languageStatements?.languageOf.get(videoKey) as string | null | undefined) ?? undefined;
   }
 
   private clipKeys(videoKey: number): Map<number, number> {
@@ -141,7 +168,7 @@ export function rebuildLexicalIndexes(db: Database.Database): void {
   if (db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'chapter_fts'`).get() === undefined) return;
   const indexChapter = db.prepare(`INSERT INTO chapter_fts (rowid, title, summary, text, video) VALUES (?, ?, ?, ?, ?)`);
   for (const row of db.prepare(`SELECT key, video_key, title, summary, text FROM chapters`).all() as { key: number; video_key: number; title: string; summary: string; text: string }[]) {
-    indexChapter.run(row.key, ...indexed(row.title, row.summary, row.text), videoToken(row.video_key));
+    indexChapter.run(row.key, ...indexed(indexes.languageOf(row.video_key), row.title, row.summary, row.text), videoToken(row.video_key));
   }
 }
 
@@ -235,7 +262,7 @@ export class SqliteTextIndex implements TextIndex {
   private search(table: "clip_fts" | "video_fts", query: LexicalQuery): RankedKey[] {
     // Field weights are written into the SQL (bm25() takes literals), so only plain numbers may get there.
     const { fieldWeights: field, limit } = checkLexicalQuery(query);
-    const weights = termWeights(query.terms);
+    const weights = termWeights(query.terms, this.context.lexical.stemmedLanguages());
     const phrases = (query.phrases ?? []).filter(hasToken);
     if (limit === 0 || (weights.size === 0 && phrases.length === 0)) return [];
     const restriction = videoRestriction(this.context, query.videoIds);
