@@ -230,23 +230,35 @@ export async function benchLanguages(options: BenchLanguagesOptions): Promise<Re
     }
   }
   for (const reason of skipped) options.log(`skipped: ${reason}`);
-  const libraryPath = join(folder, "library");
-  rmSync(libraryPath, { recursive: true, force: true });
-  const config = liteConfig();
-  config.models.ocr = { provider: "tesseract", languages: [...new Set(ocrLanguages)] };
-  const library = await openLibrary({ path: libraryPath, config, speech: false, visual: false });
-  try {
-    const started = performance.now();
-    const report = await library.ingest(videos);
-    if (report.failed > 0) throw new Error(`ingest failed: ${JSON.stringify(report.results.filter((result) => result.status === "failed"))}`);
-    options.log(`ingested ${videos.length} videos in ${((performance.now() - started) / 1000).toFixed(1)} s (OCR ${[...new Set(ocrLanguages)].join("+")})`);
-    const identified = Object.fromEntries((await library.list()).map((video) => [video.title, video.language ?? null]));
-    const ranks: (Question & { rank: number })[] = [];
-    for (const question of questions) {
-      const hits = await library.search(question.query, { limit: 10 });
-      const at = hits.findIndex((hit) => hit.title === question.title && hit.startSecond <= question.endSecond && hit.endSecond >= question.startSecond);
-      ranks.push({ ...question, rank: at < 0 ? Infinity : at + 1 });
+  // A library per channel: the same lines as subtitles and on screen would otherwise compete for every question.
+  const ranks: (Question & { rank: number })[] = [];
+  const identified: Record<string, string | null> = {};
+  for (const channel of ["subtitles", "screen"] as const) {
+    const own = videos.filter((path) => path.slice(path.lastIndexOf("/") + 1).startsWith(`${channel}-`));
+    if (own.length === 0) continue;
+    const libraryPath = join(folder, `library-${channel}`);
+    rmSync(libraryPath, { recursive: true, force: true });
+    const config = liteConfig();
+    config.models.ocr = { provider: "tesseract", languages: channel === "screen" ? [...new Set(ocrLanguages)] : ["eng"] };
+    // A frame at least every 2 s, so every 4-second slide is sampled (the default gap, 5 s, could pass one by).
+    config.frameGapSeconds = 2;
+    const library = await openLibrary({ path: libraryPath, config, speech: false, visual: false });
+    try {
+      const started = performance.now();
+      const report = await library.ingest(own);
+      if (report.failed > 0) throw new Error(`ingest failed: ${JSON.stringify(report.results.filter((result) => result.status === "failed"))}`);
+      options.log(`${channel}: ingested ${own.length} videos in ${((performance.now() - started) / 1000).toFixed(1)} s${channel === "screen" ? ` (OCR ${[...new Set(ocrLanguages)].join("+")})` : ""}`);
+      for (const video of await library.list()) identified[video.title] = video.language ?? null;
+      for (const question of questions.filter((entry) => entry.channel === channel)) {
+        const hits = await library.search(question.query, { limit: 10 });
+        const at = hits.findIndex((hit) => hit.title === question.title && hit.startSecond <= question.endSecond && hit.endSecond >= question.startSecond);
+        ranks.push({ ...question, rank: at < 0 ? Infinity : at + 1 });
+      }
+    } finally {
+      await library.close();
     }
+  }
+  try {
     const table: Record<string, Record<string, { questions: number; recallAt1: number; recallAt5: number }>> = {};
     for (const channel of ["subtitles", "screen"] as const) {
       for (const language of [...new Set(ranks.filter((rank) => rank.channel === channel).map((rank) => rank.language))]) {
@@ -269,7 +281,6 @@ export async function benchLanguages(options: BenchLanguagesOptions): Promise<Re
     writeFileSync(options.out, `${JSON.stringify(results, null, 1)}\n`);
     return results;
   } finally {
-    await library.close();
     if (!options.keep) rmSync(folder, { recursive: true, force: true });
   }
 }
