@@ -115,6 +115,28 @@ describe("a video's language", { skip: needsFfmpeg }, () => {
     assert.match(answer.text, /Häuser am Fluss/);
   });
 
+  test("a Matroska file with subtitle streams in two languages: both are indexed, the English one names its language", async () => {
+    const picture = video("both.mp4");
+    // The sources of the streams, kept apart: beside the file they would be its sidecars, which win over its streams.
+    const sources = join(scratch, "stream-sources");
+    mkdirSync(sources);
+    const english = join(sources, "english.srt");
+    const germanLines = join(sources, "german.srt");
+    writeFileSync(english, srt(["The lighthouse keeper lights the lamp", "A storm is coming over the bay", "Ships wait in the harbour"]));
+    writeFileSync(germanLines, srt(["Der Leuchtturmwärter zündet die Lampe an", "Ein Sturm zieht über die Bucht", "Schiffe warten im Hafen"]));
+    const both = join(scratch, "both.mkv");
+    assert.equal(spawnSync("ffmpeg", ["-v", "error", "-y", "-i", picture, "-i", germanLines, "-i", english, "-map", "0", "-map", "1", "-map", "2", "-c", "copy", "-c:s", "srt", "-metadata:s:s:0", "language=ger", "-metadata:s:s:1", "language=eng", both]).status, 0);
+    const report = await library.ingest([both]);
+    assert.equal(report.failed, 0, JSON.stringify(report.results));
+    assert.equal((await library.list()).find((entry) => entry.title === "both.mkv")?.language, "en");
+    const [german] = await library.search("Leuchtturmwärter");
+    assert.equal(german?.title, "both.mkv");
+    const [inEnglish] = await library.search("lighthouse keeper");
+    assert.equal(inEnglish?.title, "both.mkv");
+    const lines = (await library.transcript("both.mkv")).segments.filter((segment) => segment.source === "subtitle").map((segment) => segment.text);
+    assert.ok(lines.includes("Schiffe warten im Hafen") && lines.includes("Ships wait in the harbour"), lines.join(" | "));
+  });
+
   test("a Windows-1252 sidecar is searched by its accented words", async () => {
     const latin = video("latin.mp4", "latin.srt", Buffer.from(srt(["Un café crème, s'il vous plaît", "Voilà, monsieur"]), "latin1"));
     assert.equal((await library.ingest([latin])).failed, 0);

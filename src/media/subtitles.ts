@@ -211,7 +211,18 @@ export async function readSubtitles(path: string, info: MediaInfo, options: Read
   if (textStream) {
     const cues = await extractTextSubtitles(path, textStream.subtitleIndex, { signal: options.signal, codec: textStream.codec });
     const language = languageFromTag(textStream.language);
-    if (cues.length > 0) return { source: "embedded-text", cues, detail: describeStream(textStream), ...(language ? { language } : {}) };
+    if (cues.length > 0) {
+      // Streams in other languages are indexed too, so a question in any of them finds its line; the preferred one
+      // names the video's language. Two streams of one language are one text said twice: the preferred is kept.
+      const others = info.subtitleStreams.filter(
+        (stream) => stream.kind === "text" && stream !== textStream && languageFromTag(stream.language) !== undefined && languageFromTag(stream.language) !== language,
+      );
+      const more: SubtitleCue[] = [];
+      for (const stream of others) more.push(...(await extractTextSubtitles(path, stream.subtitleIndex, { signal: options.signal, codec: stream.codec })));
+      const all = [...cues, ...more].sort((a, b) => a.startSecond - b.startSecond);
+      const detail = [textStream, ...others].map(describeStream).join("; ");
+      return { source: "embedded-text", cues: all, detail, ...(language ? { language } : {}) };
+    }
   }
 
   const bitmapStream = preferredStream(info.subtitleStreams.filter((stream) => stream.kind === "bitmap"));
