@@ -69,6 +69,13 @@ describe("a video's language", { skip: needsFfmpeg }, () => {
     assert.equal(videos.find((entry) => entry.title === "stated.mp4")?.language, "fr", "the user is trusted over the text");
     const plain = runCli(scratch, ["list", "--library", libraryPath]);
     assert.match(plain.stdout, / fr {2}stated\.mp4 /);
+    // Stated again as German: the same file is indexed again in its language, not skipped as unchanged.
+    const again = runCli(scratch, ["ingest", "--library", libraryPath, "--language", "de", "--json", stated]);
+    assert.equal(again.status, 0, again.stderr);
+    const relisted = (JSON.parse(runCli(scratch, ["list", "--library", libraryPath, "--json"]).stdout) as { videos: { title: string; language?: string }[] }).videos;
+    assert.equal(relisted.find((entry) => entry.title === "stated.mp4")?.language, "de");
+    const unchanged = runCli(scratch, ["ingest", "--library", libraryPath, "--language", "de", "--json", stated]);
+    assert.match(unchanged.stdout, /"status": "unchanged"/, "the same language again changes nothing");
   });
 
   test("Chinese and Japanese subtitles: a two-character word inside a line is found and cited; each video has its language", async () => {

@@ -135,7 +135,10 @@ export async function ingestMediaFile(
     videoId = videoIdFromHash(fingerprint);
     result.videoId = videoId;
     const existing = await context.store.getVideo(videoId);
-    if (existing && (await context.store.getFingerprint(videoId)) === fingerprint) {
+    // A language stated now that differs from the one the video was indexed in is a reason to index it again: its text
+    // is stemmed, and its speech heard, in its language (names given to its speakers stay: the source is the same).
+    const relabelled = options.language !== undefined && existing !== undefined && existing.language !== options.language;
+    if (existing && !relabelled && (await context.store.getFingerprint(videoId)) === fingerprint) {
       const unchanged: IngestResult = { ...result, status: "unchanged", durationSeconds: existing.durationSeconds, clipCount: existing.clipCount };
       // A full ingest that was stopped after its light index finishes the deferred work it left.
       const open = options.incremental ? [] : await context.store.clipStages({ videoId, statuses: ["pending"] });
