@@ -12,32 +12,13 @@ import { expandInputs, extractClips, ingestMediaFile, ingestTranscripts, summari
 import type { ExtractionEvent, ExtractionReport, ExtractionSettings, GraphSettings, IngestOptions, IngestReport, IngestResult } from "./ingest/index.js";
 import { chooseProviders, liteConfig, type ProviderChoice } from "./providers/registry.js";
 import { entityNameKey, refreshEntityDescriptions } from "./graph/index.js";
-import { analyzeText, retrievalHits, retrieve, retrieveVideos, sameVoices, searchChapters, termKey, type Retrieval, type ScoredVideo, type VoiceMatch } from "./retrieval/index.js";
+import { analyzeText, retrievalHits, retrieve, retrieveVideos, searchChapters, termKey, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
 import { VideoRagError } from "./spec/index.js";
 import type { Answer, Chapter, EntityMatch, QuestionIntent, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Segment, SegmentSource, Store, Video } from "./spec/index.js";
 import { libraryLocation } from "./library-location.js";
+import { videoSpeakers, type VideoSpeaker } from "./library-speakers.js";
 import { languageFromTag } from "./text/index.js";
-import { openSqliteStore } from "./store/index.js";
-
-/** Every Store method, checked when a store is injected (a value built at run time the types cannot check). */
-const storeMethods: Record<keyof Store, true> = {
-  listVideos: true, getVideo: true, getVideos: true, getFingerprint: true, removeVideo: true, loadStages: true, saveStage: true,
-  discardStages: true, commitVideo: true, searchClips: true, searchVideos: true, getClips: true, getSegments: true,
-  getSegmentRanges: true,
-  termDocumentFrequency: true, addVectors: true, searchVectors: true, vectorSpaces: true, vectorCount: true,
-  searchEntities: true, getEntity: true, entityChunks: true, relationsAmong: true, relationsOf: true, getChunks: true,
-  staleEntities: true, setEntityDescriptions: true, graphStats: true, videoEntities: true, getFrames: true,
-  clipSignals: true, markAsked: true, clipStages: true, writeBack: true, refreshStageKey: true, extractionStatus: true,
-  getChapters: true, listChapters: true, searchChapters: true,
-  speakerNames: true, setSpeakerName: true, findSpeakers: true, speakerVoices: true, setSpeakerVoices: true, voiceVectors: true,
-  close: true,
-};
-
-function isStore(value: unknown): value is Store {
-  if (typeof value !== "object" || value === null) return false;
-  const candidate = value as Record<string, unknown>;
-  return Object.keys(storeMethods).every((method) => typeof candidate[method] === "function");
-}
+import { isStore, openSqliteStore } from "./store/index.js";
 
 const libraryOptionsSchema = z
   .object({
@@ -67,6 +48,7 @@ const libraryOptionsSchema = z
   .strict();
 
 export type LibraryOptions = z.input<typeof libraryOptionsSchema>;
+export type { VideoSpeaker };
 
 export interface SearchOptions {
   limit?: number;
@@ -107,20 +89,6 @@ export interface AskOptions {
   /** The kind of answer to give (fact, overview, procedure, enumeration); read from the question when absent. */
   intent?: QuestionIntent;
   signal?: AbortSignal;
-}
-
-/** One voice of a video: its label, the name a user gave it, how long it speaks and what it says first. */
-export interface VideoSpeaker {
-  label: string;
-  name?: string;
-  talkSeconds: number;
-  firstSecond: number;
-  firstWords: string;
-  /**
-   * Speakers of other videos with a voice like this one's, most alike first: proposals that they are one person (only
-   * where the diarizer gives voice vectors, as the neural one does).
-   */
-  sameVoice?: { videoId: string; title: string; label: string; name?: string; similarity: number }[];
 }
 
 export interface SummarizeOptions {
@@ -410,40 +378,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     }
     return chapters;
   };
-  const speakersOf = async (video: Video): Promise<VideoSpeaker[]> => {
-    const names = await store.speakerNames(video.id);
-    const found = new Map<string, VideoSpeaker>();
-    for (const segment of await store.getSegments(video.id, 0, Number.POSITIVE_INFINITY)) {
-      if (!segment.speaker) continue;
-      const known = found.get(segment.speaker);
-      if (known) {
-        known.talkSeconds += segment.endSecond - segment.startSecond;
-        continue;
-      }
-      const name = names[segment.speaker];
-      found.set(segment.speaker, {
-        label: segment.speaker,
-        ...(name ? { name } : {}),
-        talkSeconds: segment.endSecond - segment.startSecond,
-        firstSecond: segment.startSecond,
-        firstWords: segment.text.split(/\s+/).slice(0, 12).join(" "),
-      });
-    }
-    const alike = found.size > 0 ? sameVoices(await store.voiceVectors(), video.id) : new Map<string, VoiceMatch[]>();
-    const others = new Map<string, { title: string; names: Record<string, string> }>();
-    for (const videoId of new Set([...alike.values()].flat().map((match) => match.videoId))) {
-      const other = await store.getVideo(videoId);
-      if (other) others.set(videoId, { title: other.title, names: await store.speakerNames(videoId) });
-    }
-    return [...found.values()].map((speaker) => {
-      const sameVoice = (alike.get(speaker.label) ?? []).flatMap((match) => {
-        const other = others.get(match.videoId);
-        const name = other?.names[match.label];
-        return other ? [{ videoId: match.videoId, title: other.title, label: match.label, ...(name ? { name } : {}), similarity: match.similarity }] : [];
-      });
-      return { ...speaker, talkSeconds: Math.round(speaker.talkSeconds * 10) / 10, ...(sameVoice.length > 0 ? { sameVoice } : {}) };
-    });
-  };
+  const speakersOf = (video: Video): Promise<VideoSpeaker[]> => videoSpeakers(store, video);
   const liteSummaryOf = async (video: Video, length: SummaryLength): Promise<VideoSummary> =>
     liteSummary({ video, chapters: await chaptersOf(video), segments: await store.getSegments(video.id, 0, Number.POSITIVE_INFINITY), length });
   // Topics are read from every video's chapters: kept until the library changes in this process.

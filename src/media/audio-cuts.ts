@@ -35,3 +35,18 @@ export function quietestCut(energies: Float64Array, fromFrame: number, toFrame: 
   }
   return bestStart + quietWindowFrames / 2;
 }
+
+/** Speech regions in seconds, sorted, merged where they overlap and clipped to audio of `durationSeconds`. */
+export function speechRegionsWithin(regions: readonly (readonly [number, number])[], durationSeconds: number): [number, number][] {
+  const sorted = regions
+    .map(([start, end]): [number, number] => [Math.max(0, start), Math.min(durationSeconds, end)])
+    .filter(([start, end]) => end > start)
+    .sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const region of sorted) {
+    const last = merged.at(-1);
+    if (last && region[0] <= last[1]) last[1] = Math.max(last[1], region[1]);
+    else merged.push([region[0], region[1]]);
+  }
+  return merged;
+}

@@ -17,9 +17,10 @@ export {
   type SampleGapFramesOptions,
 } from "./frame-sample.js";
 export { extractAudio, type ExtractAudioOptions } from "./audio.js";
-export { extractWav, readFrameEnergies, readWavLayout, requireSpeechLayout, type WavLayout } from "./wav-file.js";
+export { extractWav, openSpeechWav, readFrameEnergies, readWavLayout, requireSpeechLayout, type WavLayout } from "./wav-file.js";
 export {
   quietestCut,
+  speechRegionsWithin,
   speechSampleRate,
   energyFramesPerSecond,
   energyFrameSamples,

@@ -1,7 +1,7 @@
 // Reads 16-bit PCM WAV files piecewise: the header, a loudness profile, and sample ranges copied into new WAV files.
 // Piecewise because an hour of 16 kHz speech is 115 MB and the transcriber only ever needs a chunk of it at a time.
 
-import type { FileHandle } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 import { VideoRagError } from "../spec/index.js";
 
 /** Where the samples of a PCM WAV file lie and how they are laid out. */
@@ -119,6 +119,24 @@ async function readAt(file: FileHandle, position: number, length: number): Promi
 export function requireSpeechLayout(layout: WavLayout, path: string): void {
   if (layout.sampleRate === 16_000 && layout.channels === 1 && layout.bitsPerSample === 16) return;
   throw unsupported(path, `it is ${layout.sampleRate} Hz, ${layout.channels} channel(s), ${layout.bitsPerSample}-bit`);
+}
+
+/**
+ * Opens a 16 kHz mono 16-bit PCM WAV file and reads its layout: INPUT_NOT_FOUND when it cannot be read, INPUT_UNSUPPORTED
+ * in another format (the file closed again). The caller closes the file.
+ */
+export async function openSpeechWav(path: string): Promise<{ file: FileHandle; layout: WavLayout }> {
+  const file = await open(path, "r").catch((error: unknown) => {
+    throw new VideoRagError("INPUT_NOT_FOUND", `cannot read ${path}`, { cause: error, subject: path });
+  });
+  try {
+    const layout = await readWavLayout(file, path);
+    requireSpeechLayout(layout, path);
+    return { file, layout };
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
 }
 
 function unsupported(path: string, reason: string): VideoRagError {

@@ -81,3 +81,15 @@ export function composeStore(parts: StoreParts): Store {
   bind(parts.speakers, speakerMethods);
   return store as unknown as Store;
 }
+
+/** Every Store method: the parts' lists (checked complete above) and `close`. */
+const storeMethods = [
+  ...catalogMethods, ...textIndexMethods, ...vectorIndexMethods, ...graphMethods, ...ledgerMethods, ...chapterMethods, ...speakerMethods, "close",
+] as const;
+
+/** True for an object with every Store method (a store injected into a library, built at run time the types cannot check). */
+export function isStore(value: unknown): value is Store {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return storeMethods.every((method) => typeof candidate[method] === "function");
+}

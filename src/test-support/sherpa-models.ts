@@ -8,104 +8,10 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { defaultSherpaModels } from "../providers/sherpa/index.js";
 import { findModel } from "../providers/models/index.js";
-
-// ---------------------------------------------------------------------------------------------------------------------
-// A minimal protobuf writer for the ONNX messages these graphs need (field numbers from onnx/onnx.proto). The
-// transformers stand-ins (src/providers/transformers/test-models.ts) carry their own copy; these also need metadata.
-
-function varint(value: number): Buffer {
-  const bytes: number[] = [];
-  let rest = value;
-  while (rest >= 0x80) {
-    bytes.push((rest % 0x80) | 0x80);
-    rest = Math.floor(rest / 0x80);
-  }
-  bytes.push(rest);
-  return Buffer.from(bytes);
-}
-
-const intField = (number: number, value: number): Buffer => Buffer.concat([varint(number << 3), varint(value)]);
-
-function bytesField(number: number, value: Buffer | string): Buffer {
-  const payload = typeof value === "string" ? Buffer.from(value, "utf8") : value;
-  return Buffer.concat([varint((number << 3) | 2), varint(payload.length), payload]);
-}
-
-const message = (...fields: Buffer[]): Buffer => Buffer.concat(fields);
-const floatType = 1;
-
-/** ValueInfoProto of a float tensor whose dimensions are numbers or symbolic names. */
-function valueInfo(name: string, dims: (number | string)[]): Buffer {
-  const shape = message(...dims.map((dim) => bytesField(1, typeof dim === "number" ? intField(1, dim) : bytesField(2, dim))));
-  return message(bytesField(1, name), bytesField(2, bytesField(1, message(intField(1, floatType), bytesField(2, shape)))));
-}
-
-function floatTensor(name: string, dims: number[], values: Float32Array): Buffer {
-  return message(
-    ...dims.map((dim) => intField(1, dim)),
-    intField(2, floatType),
-    bytesField(8, name),
-    bytesField(9, Buffer.from(values.buffer, values.byteOffset, values.byteLength)),
-  );
-}
-
-type Attribute = { name: string; ints: number[] } | { name: string; int: number };
-
-function node(opType: string, inputs: string[], outputs: string[], attributes: Attribute[] = []): Buffer {
-  const encoded = attributes.map((attribute) =>
-    "ints" in attribute
-      ? message(bytesField(1, attribute.name), ...attribute.ints.map((value) => intField(8, value)), intField(20, 7))
-      : message(bytesField(1, attribute.name), intField(3, attribute.int), intField(20, 2)),
-  );
-  return message(
-    ...inputs.map((input) => bytesField(1, input)),
-    ...outputs.map((output) => bytesField(2, output)),
-    bytesField(3, `${opType}_${outputs[0]}`),
-    bytesField(4, opType),
-    ...encoded.map((attribute) => bytesField(5, attribute)),
-  );
-}
-
-interface Graph {
-  nodes: Buffer[];
-  initializers: Buffer[];
-  inputs: Buffer[];
-  outputs: Buffer[];
-  /** ModelProto.metadata_props: what sherpa-onnx reads to know the model's shape and framework. */
-  metadata: Record<string, string | number>;
-}
-
-function model(graph: Graph): Buffer {
-  const graphProto = message(
-    ...graph.nodes.map((entry) => bytesField(1, entry)),
-    bytesField(2, "stand-in"),
-    ...graph.initializers.map((entry) => bytesField(5, entry)),
-    ...graph.inputs.map((entry) => bytesField(11, entry)),
-    ...graph.outputs.map((entry) => bytesField(12, entry)),
-  );
-  const metadata = Object.entries(graph.metadata).map(([key, value]) => bytesField(14, message(bytesField(1, key), bytesField(2, String(value)))));
-  // IR version 8, default-domain opset 13 (ReduceMean still takes `axes` as an attribute there).
-  return message(
-    intField(1, 8),
-    bytesField(2, "videorag-test"),
-    bytesField(7, graphProto),
-    bytesField(8, message(bytesField(1, ""), intField(2, 13))),
-    ...metadata,
-  );
-}
+import { elementType, floatTensor, model, node, table, valueInfo } from "./onnx-writer.js";
 
 const constant = (length: number, value: number): Float32Array => new Float32Array(length).fill(value);
 
-/** A fixed pseudo-random table, the same on every run. */
-function table(rows: number, columns: number, seed: number): Float32Array {
-  const values = new Float32Array(rows * columns);
-  let state = seed;
-  for (let index = 0; index < values.length; index += 1) {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    values[index] = state / 1_073_741_824 - 1;
-  }
-  return values;
-}
 
 // ---------------------------------------------------------------------------------------------------------------------
 // The stand-ins.
@@ -136,6 +42,7 @@ export function testSegmentationModel(): Buffer {
   weights[2] = 2;
   bias[2] = -(speech + loud);
   return model({
+    name: "stand-in",
     nodes: [
       node("Mul", ["x", "x"], ["power"]),
       node("Conv", ["power", "window"], ["energy"], [
@@ -154,8 +61,8 @@ export function testSegmentationModel(): Buffer {
       floatTensor("weights", [1, powersetClasses], weights),
       floatTensor("bias", [powersetClasses], bias),
     ],
-    inputs: [valueInfo("x", ["N", 1, "T"])],
-    outputs: [valueInfo("y", ["N", "frames", powersetClasses])],
+    inputs: [valueInfo("x", elementType.float, ["N", 1, "T"])],
+    outputs: [valueInfo("y", elementType.float, ["N", "frames", powersetClasses])],
     metadata: {
       model_type: "pyannote-segmentation-3.0",
       sample_rate: segmentation.sampleRate,
@@ -173,13 +80,14 @@ export function testSegmentationModel(): Buffer {
 export function testEmbeddingModel(dimensions = testEmbeddingDimensions): Buffer {
   const melBands = 80;
   return model({
+    name: "stand-in",
     nodes: [
       node("ReduceMean", ["x"], ["average"], [{ name: "axes", ints: [1] }, { name: "keepdims", int: 0 }]),
       node("MatMul", ["average", "projection"], ["embedding"]),
     ],
     initializers: [floatTensor("projection", [melBands, dimensions], table(melBands, dimensions, 17))],
-    inputs: [valueInfo("x", ["N", "T", melBands])],
-    outputs: [valueInfo("embedding", ["N", dimensions])],
+    inputs: [valueInfo("x", elementType.float, ["N", "T", melBands])],
+    outputs: [valueInfo("embedding", elementType.float, ["N", dimensions])],
     metadata: {
       framework: "wespeaker",
       output_dim: dimensions,

@@ -2,8 +2,7 @@
 // 16-bit WAV, read block by block so an hour of audio never sits in memory (its features do: 35 MB of mel energies).
 // Plain typed-array arithmetic and a radix-2 FFT written here; no program is spawned and no model is loaded.
 
-import { open } from "node:fs/promises";
-import { readWavLayout, requireSpeechLayout } from "../../media/index.js";
+import { openSpeechWav } from "../../media/index.js";
 import { VideoRagError } from "../../spec/index.js";
 
 /** The sample rate every diarizer input has (the project's speech format). */
@@ -58,12 +57,8 @@ export interface CepstrumSettings {
 
 /** Reads `wavPath` (16 kHz mono 16-bit PCM) and computes its frame features. */
 export async function readFrameFeatures(wavPath: string, settings: SpectrumSettings, signal?: AbortSignal): Promise<FrameFeatures> {
-  const file = await open(wavPath, "r").catch((error: unknown) => {
-    throw new VideoRagError("INPUT_NOT_FOUND", `cannot read ${wavPath}`, { cause: error, subject: wavPath });
-  });
+  const { file, layout } = await openSpeechWav(wavPath);
   try {
-    const layout = await readWavLayout(file, wavPath);
-    requireSpeechLayout(layout, wavPath);
     const totalSamples = Math.floor(layout.dataBytes / 2);
     const frameCount = totalSamples >= windowSamples ? Math.floor((totalSamples - windowSamples) / hopSamples) + 1 : 0;
     const analyse = createFrameAnalyser(settings);

@@ -12,6 +12,7 @@
 
 import type { Diarizer, SpeakerTurn, Warning } from "../../spec/index.js";
 import { VideoRagError } from "../../spec/index.js";
+import { speechRegionsWithin } from "../../media/index.js";
 import { readFrameFeatures, frameCentreSeconds, frameSeconds, melCepstra, type FrameFeatures } from "./lite-diarizer-features.js";
 import { clusterByBic, findChanges, type FeatureMatrix, type FrameSpan } from "./lite-diarizer-gaussian.js";
 import { cepstralVectors, cosineAffinity, estimateSpeakers, piecesOf } from "./lite-diarizer-spectral.js";
@@ -131,7 +132,7 @@ export function createLiteDiarizer(options: LiteDiarizerOptions = {}): Diarizer 
       }
       const features = await readFrameFeatures(wavPath, { melBands: settings.melBands, lowHertz: 60, highHertz: 7600 }, signal);
       const regions = speechRegions
-        ? tidyGivenRegions(speechRegions, features.durationSeconds)
+        ? speechRegionsWithin(speechRegions, features.durationSeconds)
         : loudRegions(features.logEnergies, settings.energyMarginNats, settings.energyShare);
       return diarizeFeatures(features, regions, settings, speakers, signal);
     },
@@ -139,21 +140,6 @@ export function createLiteDiarizer(options: LiteDiarizerOptions = {}): Diarizer 
 }
 
 type Region = [startSecond: number, endSecond: number];
-
-/** Sorted, merged where they overlap, clipped to the audio. */
-function tidyGivenRegions(regions: Region[], durationSeconds: number): Region[] {
-  const sorted = regions
-    .map(([start, end]): Region => [Math.max(0, start), Math.min(durationSeconds, end)])
-    .filter(([start, end]) => end > start)
-    .sort((a, b) => a[0] - b[0]);
-  const merged: Region[] = [];
-  for (const region of sorted) {
-    const last = merged.at(-1);
-    if (last && region[0] <= last[1]) last[1] = Math.max(last[1], region[1]);
-    else merged.push([region[0], region[1]]);
-  }
-  return merged;
-}
 
 /**
  * Where the audio is loud enough to be speech, for when no voice-activity regions are given: the noise floor is the

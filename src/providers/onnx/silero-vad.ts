@@ -2,9 +2,8 @@
 // at a fraction of the cost of recognising it, so the light index knows which clips talk and speech recognition later
 // runs only there. The model is a small recurrent network read window by window, its state carried across windows.
 
-import { open } from "node:fs/promises";
 import type { Tensor } from "onnxruntime-node";
-import { readWavLayout, requireSpeechLayout } from "../../media/index.js";
+import { openSpeechWav } from "../../media/index.js";
 import { VideoRagError } from "../../spec/index.js";
 import type { SpeechRegion, VoiceActivityDetector } from "../../spec/index.js";
 import { lazySession, loadOnnxRuntime, runSession, throwIfAborted, type OnnxSession } from "./onnx-session.js";
@@ -62,12 +61,8 @@ export function createSileroVad(options: SileroVadOptions): VoiceActivityDetecto
       const model = await session();
       const ort = await loadOnnxRuntime();
       assertSileroSignature(model, options.modelPath);
-      const file = await open(wavPath, "r").catch((error: unknown) => {
-        throw new VideoRagError("INPUT_NOT_FOUND", `cannot read ${wavPath}`, { cause: error, subject: wavPath });
-      });
+      const { file, layout } = await openSpeechWav(wavPath);
       try {
-        const layout = await readWavLayout(file, wavPath);
-        requireSpeechLayout(layout, wavPath);
         const totalSamples = Math.floor(layout.dataBytes / 2);
         const totalSeconds = totalSamples / sampleRate;
         const windowSeconds = windowSamples / sampleRate;

@@ -3,9 +3,8 @@
 // file), and one voice vector per speaker from the same embedding model, so the engine can match a voice across videos.
 // sherpa-onnx-node is an optional dependency, loaded on first use; both models load once and serve every call.
 
-import { open } from "node:fs/promises";
 import { basename } from "node:path";
-import { readWavLayout, requireSpeechLayout } from "../../media/index.js";
+import { openSpeechWav, speechRegionsWithin } from "../../media/index.js";
 import type { Diarizer, SpeakerTurn, Warning } from "../../spec/index.js";
 import { VideoRagError } from "../../spec/index.js";
 import { readOnnxMetadata, requireMetadata } from "./onnx-metadata.js";
@@ -118,7 +117,7 @@ export function createSherpaDiarizer(options: SherpaDiarizerOptions): Diarizer {
         throw new VideoRagError("MODEL_FAILED", `sherpa-onnx's diarization failed: ${why}`, { cause: error, subject: wavPath });
       }
       throwIfAborted(signal);
-      const regions = speechRegions ? tidyRegions(speechRegions, durationSeconds) : undefined;
+      const regions = speechRegions ? speechRegionsWithin(speechRegions, durationSeconds) : undefined;
       const turns = turnsFromSegments(segments, durationSeconds, regions);
       const embeddings = await voiceVectors(extractor, samples, turns, signal);
       const labels = [...new Set(turns.map((turn) => turn.speaker))];
@@ -161,12 +160,8 @@ async function checkModels(segmentationModel: string, embeddingModel: string): P
 
 /** The samples of a 16 kHz mono 16-bit WAV file, scaled to [-1, 1). */
 async function readSpeechSamples(wavPath: string): Promise<Float32Array> {
-  const file = await open(wavPath, "r").catch((error: unknown) => {
-    throw new VideoRagError("INPUT_NOT_FOUND", `cannot read ${wavPath}`, { cause: error, subject: wavPath });
-  });
+  const { file, layout } = await openSpeechWav(wavPath);
   try {
-    const layout = await readWavLayout(file, wavPath);
-    requireSpeechLayout(layout, wavPath);
     const count = Math.floor(layout.dataBytes / 2);
     const bytes = Buffer.alloc(count * 2);
     let filled = 0;
@@ -181,21 +176,6 @@ async function readSpeechSamples(wavPath: string): Promise<Float32Array> {
   } finally {
     await file.close();
   }
-}
-
-/** Sorted, merged where they overlap, clipped to the audio. */
-function tidyRegions(regions: readonly Region[], durationSeconds: number): Region[] {
-  const sorted = regions
-    .map(([start, end]): Region => [Math.max(0, start), Math.min(durationSeconds, end)])
-    .filter(([start, end]) => end > start)
-    .sort((a, b) => a[0] - b[0]);
-  const merged: Region[] = [];
-  for (const region of sorted) {
-    const last = merged.at(-1);
-    if (last && region[0] <= last[1]) last[1] = Math.max(last[1], region[1]);
-    else merged.push([region[0], region[1]]);
-  }
-  return merged;
 }
 
 /**

@@ -3,9 +3,7 @@
 // is fed in blocks of about five minutes cut at the quietest moment near each boundary; the pipeline cuts each block
 // into its own 30 s windows, and segment times are shifted back onto the file's clock.
 
-import { open } from "node:fs/promises";
 import type { AutomaticSpeechRecognitionOutput } from "@huggingface/transformers";
-import { VideoRagError } from "../../spec/errors.js";
 import type { Warning } from "../../spec/model.js";
 import type { Transcriber, TranscriptSegment } from "../../spec/providers.js";
 import {
@@ -14,8 +12,7 @@ import {
   extractWav,
   quietestCut,
   readFrameEnergies,
-  readWavLayout,
-  requireSpeechLayout,
+  openSpeechWav,
   speechSampleRate,
   type AudioSpan,
 } from "../../media/index.js";
@@ -49,12 +46,8 @@ export function createWhisperTranscriber(options: WhisperTranscriberOptions = {}
       const { signal, onProgress } = transcribeOptions;
       const warnings: Warning[] = [];
       throwIfAborted(signal, "speech recognition");
-      const file = await open(wavPath, "r").catch((error: unknown) => {
-        throw new VideoRagError("INPUT_NOT_FOUND", `cannot read ${wavPath}`, { cause: error, subject: wavPath });
-      });
+      const { file, layout } = await openSpeechWav(wavPath);
       try {
-        const layout = await readWavLayout(file, wavPath);
-        requireSpeechLayout(layout, wavPath);
         const totalSamples = Math.floor(layout.dataBytes / 2);
         const totalSeconds = totalSamples / speechSampleRate;
         onProgress?.(0, totalSeconds);
