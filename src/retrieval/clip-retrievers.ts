@@ -6,7 +6,7 @@ import { imageSpace, textSpace } from "../spec/index.js";
 import type { ClipMatch, HitProvenance, ImageTextEncoder, Store, TextEmbedder, VectorMatch } from "../spec/index.js";
 import { visualWordsDetail } from "./hit-evidence.js";
 import { lexicalRetriever } from "./lexical-settings.js";
-import { analyzeQuery, termKey, tokenize } from "./query-analyzer.js";
+import { analyzeQuery, analyzeQuestion, termKey, tokenize } from "./query-analyzer.js";
 import { rankLexicalClips } from "./search-moments.js";
 
 /** A clip as one retriever ranked it. */
@@ -31,7 +31,7 @@ function ranked(clips: ClipMatch[], retriever: string, extra: (clip: ClipMatch) 
 
 /** BM25 over clip text, inside the videos whose whole text matches best. */
 export async function bm25Clips(store: Store, question: string, options: ClipRetrieverOptions): Promise<ScoredClip[]> {
-  return ranked(await rankLexicalClips(store, analyzeQuery(question), options), lexicalRetriever);
+  return ranked(await rankLexicalClips(store, await analyzeQuestion(question), options), lexicalRetriever);
 }
 
 /** Vector matches (best first) → clips with times, each clip once at its best rank; the best frame's time kept. */

@@ -39,6 +39,7 @@ function lexicalQuery(query: AnalyzedQuery, settings: LexicalSettings, limit: nu
     fieldWeights: settings.fieldWeights,
     limit,
     ...(videoIds ? { videoIds } : {}),
+    ...(query.language ? { language: query.language } : {}),
   };
 }
 

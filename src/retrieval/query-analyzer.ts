@@ -1,7 +1,7 @@
 // Turns a question into weighted search terms: lowercase words, no stopwords, no question framing. Stemming is left to
 // the store's tokenizer (FTS5 porter), so the terms stay words a person would recognise. The word analysis itself is text/'s.
 
-import { analyzeText, termKey, tokenize } from "../text/index.js";
+import { analyzeText, identifyLanguage, termKey, tokenize } from "../text/index.js";
 
 export { analyzeText, termKey, tokenize };
 
@@ -11,13 +11,24 @@ export interface AnalyzedQuery {
   terms: { text: string; weight: number }[];
   /** Quoted phrases ("disc brake"), matched as consecutive words. */
   phrases: string[];
+  /** The question's language where it is not English: the store also looks for the terms' stems in it. */
+  language?: string;
 }
 
-export function analyzeQuery(question: string): AnalyzedQuery {
+/**
+ * `analyzeQuery` with the question's language identified: a German question finds German text by its stems. English,
+ * and a question too short to tell, is searched as it is.
+ */
+export async function analyzeQuestion(question: string): Promise<AnalyzedQuery> {
+  const language = await identifyLanguage([question]);
+  return analyzeQuery(question, language === "en" ? undefined : language);
+}
+
+export function analyzeQuery(question: string, language?: string): AnalyzedQuery {
   const weights = new Map<string, number>();
   for (const word of analyzeText(question)) weights.set(word, (weights.get(word) ?? 0) + 1);
   const phrases = [...question.matchAll(/["“”]([^"“”]+)["“”]/g)]
     .map((match) => tokenize(match[1] ?? "").join(" "))
     .filter((phrase) => phrase.includes(" "));
-  return { terms: [...weights].map(([text, weight]) => ({ text, weight })), phrases };
+  return { terms: [...weights].map(([text, weight]) => ({ text, weight })), phrases, ...(language ? { language } : {}) };
 }

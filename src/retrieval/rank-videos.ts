@@ -3,7 +3,7 @@
 import type { Store, Video, VideoHit } from "../spec/index.js";
 import { candidateClips, candidateVideos, defaultLexicalSettings, lexicalRetriever, type LexicalSettings } from "./lexical-settings.js";
 import { mergeClipMatches, momentsToHits, strongClips } from "./moments.js";
-import { analyzeQuery } from "./query-analyzer.js";
+import { analyzeQuestion } from "./query-analyzer.js";
 
 export interface RankVideosOptions {
   /** Videos returned; default 10. */
@@ -21,7 +21,7 @@ export interface RankVideosOptions {
 export async function rankVideos(store: Store, question: string, options: RankVideosOptions = {}): Promise<VideoHit[]> {
   const settings = { ...defaultLexicalSettings, ...options.settings };
   const limit = options.limit ?? 10;
-  const query = analyzeQuery(question);
+  const query = await analyzeQuestion(question);
   if (limit <= 0 || (query.terms.length === 0 && query.phrases.length === 0)) return [];
   const videos = await candidateVideos(store, query, settings, Math.max(limit, settings.candidateVideos), options.videoIds);
   const clips = await candidateClips(store, query, settings, videos.map((match) => match.videoId));

@@ -106,6 +106,11 @@ export interface LexicalQuery {
   limit: number;
   /** Restrict to these videos. */
   videoIds?: string[];
+  /**
+   * The language the terms are in (ISO 639-1), where it is known: videos indexed by their Snowball stems in it are
+   * searched for the terms' stems too ("Häuser" finds a German "Haus"). Other terms are searched as they are.
+   */
+  language?: string;
 }
 
 export interface ClipMatch {

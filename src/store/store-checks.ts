@@ -93,10 +93,11 @@ export const hasToken = (text: string): boolean => /[\p{L}\p{N}]/u.test(text);
 
 /**
  * The query's terms, lowercased and merged, with their summed weights; terms with no token or no weight are dropped.
- * `languages`: those of the library's videos that are indexed by Snowball stems (indexed-text.ts): each term is asked
- * for as its stem in each of them too, so "Häuser" finds a German "Haus" (an English video has no such stem to match).
+ * `language`: the terms' language, where known; text in it is indexed by its Snowball stems (indexed-text.ts), so each
+ * term is asked for as its stem too ("Häuser" finds a German "Haus").
  */
-export function termWeights(terms: { text: string; weight: number }[], languages: readonly string[] = []): Map<string, number> {
+export function termWeights(terms: { text: string; weight: number }[], language?: string): Map<string, number> {
+  const languages = language && language !== "en" ? [language] : [];
   const weights = new Map<string, number>();
   for (const term of terms) {
     const text = term.text.trim().toLowerCase();

@@ -4,4 +4,4 @@ export { englishStopwords, isStopword, minimumContentTerms, questionWords } from
 export { cleanSpoken } from "./spoken-text.js";
 export { identifyLanguage, languageFromFileName, languageFromTag, tesseractLanguage, whisperLanguages } from "./language.js";
 export { hasCjk, indexedText, indexedTextVersion } from "./indexed-text.js";
-export { stemmedLanguages, stemmerFor, stemWords } from "./word-stems.js";
+export { stemmerFor, stemWords } from "./word-stems.js";

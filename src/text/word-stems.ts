@@ -31,10 +31,6 @@ export function stemmerFor(language: string | undefined): ((word: string) => str
   return (word) => found.stem(word);
 }
 
-/** The languages that have a stemmer here, of those given. */
-export const stemmedLanguages = (languages: Iterable<string | undefined>): string[] =>
-  [...new Set([...languages].filter((language): language is string => stemmerFor(language) !== undefined))].sort();
-
 /** `text` with every word (letters and digits) lowercased and stemmed in `language`; unchanged when it has no stemmer. */
 export function stemWords(text: string, language: string | undefined): string {
   const stem = stemmerFor(language);

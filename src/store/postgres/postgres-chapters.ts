@@ -10,7 +10,6 @@ import { chapterFieldWeights, checkChapters, termWeights } from "../store-checks
 import type { FieldLoader, LexicalDocument, LexicalIndex } from "./lexical-index.js";
 import { prepared } from "./prepared.js";
 import type { PostgresContext } from "./postgres-context.js";
-import { libraryStemmedLanguages } from "./postgres-text-index.js";
 
 /** A chapter's text as indexed: title, summary, text. */
 type ChapterTextRow = { key: number; video_key: number; title: string; summary: string; text: string };
@@ -89,7 +88,7 @@ export class PostgresChapters implements ChapterStore {
     if (!(query.limit >= 0) || !Number.isFinite(query.limit)) throw new VideoRagError("ARGUMENT_INVALID", "a chapter search needs a limit ≥ 0");
     return this.context.read("cannot search chapters", async (client) => {
       const limit = Math.floor(query.limit);
-      const terms = termWeights(query.terms, await libraryStemmedLanguages(client));
+      const terms = termWeights(query.terms);
       if (limit === 0 || terms.size === 0) return [];
       const fieldWeights = [chapterFieldWeights.title, chapterFieldWeights.summary, chapterFieldWeights.text];
       const matches = await this.context.lexical.search(

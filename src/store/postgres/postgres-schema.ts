@@ -349,9 +349,7 @@ CREATE TABLE speaker_voices (
 `;
 
 /** Version 8: the language a video speaks or shows, as SQLite's schema 13 keeps it. */
-// Indexed: every search asks which languages the library holds (see `termWeights`).
-const schemaV8 = `ALTER TABLE videos ADD COLUMN language text;
-CREATE INDEX videos_by_language ON videos (language) WHERE language IS NOT NULL;`;
+const schemaV8 = `ALTER TABLE videos ADD COLUMN language text;`;
 
 /**
  * Version 9: runs of Chinese, Japanese and Korean characters are indexed as their overlapping character pairs, as

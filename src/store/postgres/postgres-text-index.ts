@@ -2,7 +2,6 @@
 // clip and whole-video documents as indexed, which the catalog and the extraction ledger add and remove as they write.
 
 import type { PoolClient } from "pg";
-import { stemmedLanguages } from "../../text/index.js";
 import { VideoRagError } from "../../spec/index.js";
 import type { ClipMatch, LexicalQuery, TextIndex, VideoMatch } from "../../spec/index.js";
 import { toClipMatches, toVideoMatches, type ClipMatchRow } from "../shared-matches.js";
@@ -95,7 +94,7 @@ export class PostgresTextIndex implements TextIndex {
 
   private async searchIndex(client: PoolClient, index: "clip" | "video", query: LexicalQuery): Promise<[number, number][]> {
     const { weights, limit } = this.lexicalQuery(query);
-    const terms = termWeights(query.terms, await libraryStemmedLanguages(client));
+    const terms = termWeights(query.terms, query.language);
     const phrases = (query.phrases ?? []).filter(hasToken);
     if (limit === 0 || (terms.size === 0 && phrases.length === 0)) return [];
     return this.context.lexical.search(
@@ -128,10 +127,4 @@ export class PostgresTextIndex implements TextIndex {
     // A term with no token counts 0 there, as FTS5 has nothing to match it with.
     return this.context.read("cannot count terms", (client) => this.context.lexical.documentFrequency(client, "clip", terms, clipFields));
   }
-}
-
-/** The languages of the ready videos that are indexed by their Snowball stems (see `termWeights`). */
-export async function libraryStemmedLanguages(client: PoolClient): Promise<string[]> {
-  const { rows } = await client.query<{ language: string }>(`SELECT DISTINCT language FROM videos WHERE status = 'ready' AND language IS NOT NULL`);
-  return stemmedLanguages(rows.map((row) => row.language));
 }

@@ -83,7 +83,7 @@ export class SqliteChapters implements ChapterStore {
     return this.context.guard("cannot search chapters", () => {
       checkLimit(query.limit, "a chapter search");
       const limit = Math.floor(query.limit);
-      const weights = termWeights(query.terms, this.context.lexical.stemmedLanguages());
+      const weights = termWeights(query.terms);
       if (limit === 0 || weights.size === 0) return [];
       const restriction = videoRestriction(this.context, query.videoIds);
       if (restriction === undefined) return [];

@@ -580,9 +580,7 @@ CREATE TABLE speaker_voices (
  * Version 13: the language a video speaks or shows (ISO 639-1), null where nothing could tell it (every video from
  * before: nothing to build).
  */
-// Indexed: every search asks which languages the library holds (see `termWeights`).
-const schemaV13 = `ALTER TABLE videos ADD COLUMN language TEXT;
-CREATE INDEX videos_by_language ON videos (language) WHERE language IS NOT NULL;`;
+const schemaV13 = `ALTER TABLE videos ADD COLUMN language TEXT;`;
 
 /**
  * Version 14: runs of Chinese, Japanese and Korean characters are indexed as their overlapping character pairs

@@ -671,7 +671,7 @@ test("a library written with schema 9 opens with chapters: its videos stay, and 
   await store.commitVideo(sampleVideo("old", ["kneading the dough", "baking the loaf"]));
   await store.close();
   const raw = new Database(path);
-  raw.exec(`DROP TABLE chapters; DROP TABLE chapter_fts; DROP TABLE segment_speakers; DROP TABLE speaker_names; DROP TABLE speaker_voices; DROP INDEX videos_by_language; ALTER TABLE videos DROP COLUMN language; PRAGMA user_version = 9`);
+  raw.exec(`DROP TABLE chapters; DROP TABLE chapter_fts; DROP TABLE segment_speakers; DROP TABLE speaker_names; DROP TABLE speaker_voices; ALTER TABLE videos DROP COLUMN language; PRAGMA user_version = 9`);
   raw.close();
   const migrated = openSqliteStore(path);
   try {
@@ -697,7 +697,7 @@ test("a library written with schema 10 opens with speakers: its blocks read as w
   await store.commitVideo(old);
   await store.close();
   const raw = new Database(path);
-  raw.exec(`DROP TABLE segment_speakers; DROP TABLE speaker_names; DROP TABLE speaker_voices; DROP INDEX videos_by_language; ALTER TABLE videos DROP COLUMN language; PRAGMA user_version = 10`);
+  raw.exec(`DROP TABLE segment_speakers; DROP TABLE speaker_names; DROP TABLE speaker_voices; ALTER TABLE videos DROP COLUMN language; PRAGMA user_version = 10`);
   const blocks = raw.prepare(`SELECT segments FROM segment_blocks`).pluck().all() as Buffer[];
   raw.close();
   assert.deepEqual(blocks.map((block) => block[0]), [1], "a deflated block in the format of before");
@@ -733,7 +733,7 @@ test("a library written with schema 11 opens with room for voices: its names sta
   await store.setSpeakerName("old", "Speaker 1", "Dana");
   await store.close();
   const raw = new Database(path);
-  raw.exec(`DROP TABLE speaker_voices; DROP INDEX videos_by_language; ALTER TABLE videos DROP COLUMN language; PRAGMA user_version = 11`);
+  raw.exec(`DROP TABLE speaker_voices; ALTER TABLE videos DROP COLUMN language; PRAGMA user_version = 11`);
   raw.close();
   const migrated = openSqliteStore(path);
   try {
@@ -755,7 +755,7 @@ test("a library written with schema 12 opens with a language per video: none for
   await store.commitVideo(sampleVideo("old", ["kneading the dough"]));
   await store.close();
   const raw = new Database(path);
-  raw.exec(`DROP INDEX videos_by_language; ALTER TABLE videos DROP COLUMN language; PRAGMA user_version = 12`);
+  raw.exec(`ALTER TABLE videos DROP COLUMN language; PRAGMA user_version = 12`);
   raw.close();
   const migrated = openSqliteStore(path);
   try {

@@ -5,7 +5,7 @@ import type Database from "better-sqlite3";
 import type { ClipMatch, LexicalQuery, TextIndex, VideoMatch } from "../../spec/index.js";
 import { BlockCache } from "../block-cache.js";
 import { toClipMatches, toVideoMatches, type ClipMatchRow, type RankedKey } from "../shared-matches.js";
-import { indexedText, stemmedLanguages } from "../../text/index.js";
+import { indexedText } from "../../text/index.js";
 import { checkLexicalQuery, hasToken, termWeights, videoDocument } from "../store-checks.js";
 import type { SqliteContext } from "./sqlite-context.js";
 import { PackedReader, preparePackedStatements, type ClipText } from "./sqlite-packed-reader.js";
@@ -59,7 +59,6 @@ function prepareLanguageStatements(db: Database.Database) {
   if (db.prepare(`SELECT 1 FROM pragma_table_info('videos') WHERE name = 'language'`).get() === undefined) return undefined;
   return {
     languageOf: db.prepare(`SELECT language FROM videos WHERE key = ?`).pluck(),
-    languages: db.prepare(`SELECT DISTINCT language FROM videos WHERE status = 'ready' AND language IS NOT NULL`).pluck(),
   };
 }
 
@@ -133,11 +132,6 @@ export class LexicalIndexes {
   private entityText(entityKey: number): [names: string, description: string] | undefined {
     const row = this.statements.entityText.get(entityKey) as { name: string; aliases: string | null; description: string } | undefined;
     return row && [row.aliases === null ? row.name : `${row.name}\n${row.aliases}`, row.description];
-  }
-
-  /** The languages of the ready videos that are indexed by their Snowball stems (see `termWeights`). */
-  stemmedLanguages(): string[] {
-    return stemmedLanguages((this.languageStatements?.languages.all() ?? []) as string[]);
   }
 
   /** The language a video's text is indexed in, as its row says now (a commit forgets the old text before changing it). */
@@ -262,7 +256,7 @@ export class SqliteTextIndex implements TextIndex {
   private search(table: "clip_fts" | "video_fts", query: LexicalQuery): RankedKey[] {
     // Field weights are written into the SQL (bm25() takes literals), so only plain numbers may get there.
     const { fieldWeights: field, limit } = checkLexicalQuery(query);
-    const weights = termWeights(query.terms, this.context.lexical.stemmedLanguages());
+    const weights = termWeights(query.terms, query.language);
     const phrases = (query.phrases ?? []).filter(hasToken);
     if (limit === 0 || (weights.size === 0 && phrases.length === 0)) return [];
     const restriction = videoRestriction(this.context, query.videoIds);
