@@ -1,7 +1,7 @@
 // Turns a question into weighted search terms: lowercase words, no stopwords, no question framing. Stemming is left to
 // the store's tokenizer (FTS5 porter), so the terms stay words a person would recognise. The word analysis itself is text/'s.
 
-import { analyzeText, identifyLanguage, termKey, tokenize } from "../text/index.js";
+import { analyzeText, englishStopwords, identifyLanguage, termKey, tokenize } from "../text/index.js";
 
 export { analyzeText, termKey, tokenize };
 
@@ -20,7 +20,7 @@ export interface AnalyzedQuery {
  * and a question too short to tell, is searched as it is.
  */
 export async function analyzeQuestion(question: string): Promise<AnalyzedQuery> {
-  const language = await identifyLanguage([question]);
+  const language = plainlyEnglish(question) ? "en" : await identifyLanguage([question]);
   return analyzeQuery(question, language === "en" ? undefined : language);
 }
 
@@ -31,4 +31,14 @@ export function analyzeQuery(question: string, language?: string): AnalyzedQuery
     .map((match) => tokenize(match[1] ?? "").join(" "))
     .filter((phrase) => phrase.includes(" "));
   return { terms: [...weights].map(([text, weight]) => ({ text, weight })), phrases, ...(language ? { language } : {}) };
+}
+
+/**
+ * A question in plain ASCII where a third of the words are English function words ("how do I …"): English, without
+ * loading the language identifier (a few hundred milliseconds, once a process) for the questions most people ask.
+ */
+function plainlyEnglish(question: string): boolean {
+  if (/[^\p{ASCII}]/u.test(question)) return false;
+  const words = tokenize(question);
+  return words.length > 0 && words.filter((word) => englishStopwords.has(word)).length >= words.length / 3;
 }
