@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
-import { extractAudio, frameHash, grayFrameAt, hashDistance, sampleGapFrames } from "../media/index.js";
+import { extractAudio, frameHash, grayFrameAt, hashDistance, sameScreen, sampleGapFrames } from "../media/index.js";
 import { liteExtractorId } from "../graph/index.js";
 import { chapterSegmentationId } from "../summary/index.js";
 import { mapConcurrent } from "../providers/runtime/index.js";
@@ -166,7 +166,9 @@ function screenTextStage(settings: ExtractionSettings): ClipStage {
   const ocr = settings.ocr;
   return {
     name: "screen-text",
-    version: 1,
+    // 2: every keyframe decoded and screens told apart by their detail (`sameScreen`), not by the 64-bit hash, which
+    // took slides of one layout for one picture and read one slide in seven.
+    version: 2,
     sources: ["screen"],
     settingsKey: settingsKey({ version: 2, ocr: ocr?.id ?? null, frameGapSeconds: settings.frameGapSeconds }),
     enabled: ocr !== undefined,
@@ -175,10 +177,11 @@ function screenTextStage(settings: ExtractionSettings): ClipStage {
     async run({ clip, frames: keyframes, video }, signal) {
       if (!ocr || !video.hasVideo) return empty();
       const clipEnd = Math.min(clip.endSecond, video.durationSeconds);
-      // The light index kept the keyframes (times and hashes); the stretches between them are sampled now, for this clip.
-      const gaps = video.width && video.height
+      // The light index kept the keyframes (times and hashes); they are decoded now with the stretches between them.
+      const sampled = video.width && video.height
         ? await sampleGapFrames(video.path, {
             anchorSeconds: keyframes.map((frame) => frame.timeSecond),
+            anchorsToo: true,
             startSecond: clip.startSecond,
             endSecond: clipEnd,
             maxGapSeconds: settings.frameGapSeconds,
@@ -188,43 +191,71 @@ function screenTextStage(settings: ExtractionSettings): ClipStage {
             signal,
           })
         : [];
-      const frames: { timeSecond: number; hash?: string; image?: Buffer }[] = [
-        ...keyframes,
-        ...gaps.map((frame) => ({ timeSecond: frame.timeSecond, hash: frameHash(frame.thumbnail), image: frame.image })),
+      // A keyframe that could not be decoded here keeps its hash and is read from the file if it is a new picture.
+      const decodedNear = (second: number): boolean => sampled.some((frame) => Math.abs(frame.timeSecond - second) < 0.25);
+      const frames: { timeSecond: number; hash?: string; image?: Buffer; detail?: Uint8Array }[] = [
+        ...keyframes.filter((frame) => frame.timeSecond >= clip.startSecond && frame.timeSecond < clipEnd && !decodedNear(frame.timeSecond)),
+        ...sampled.map((frame) => ({ timeSecond: frame.timeSecond, hash: frameHash(frame.thumbnail), image: frame.image, detail: frame.detail })),
       ].sort((a, b) => a.timeSecond - b.timeSecond);
       if (frames.length === 0) return empty();
-      // OCR only frames that differ from the last one read: a slide left up for a minute is read once.
-      const representative: number[] = [];
-      let last = -1;
-      frames.forEach((frame, index) => {
-        if (last === -1 || !frame.hash || hashDistance(frame.hash, frames[last]?.hash ?? "") > sameFrameBits) last = index;
-        representative.push(last);
+      const readFrame = async (index: number): Promise<string[]> => {
+        const frame = frames[index] as (typeof frames)[number];
+        const image = frame.image ?? (await grayFrameAt(video.path, frame.timeSecond, { signal }));
+        const lines = await ocr.recognize({ data: image, mimeType: "image/png", timeSecond: frame.timeSecond }, { mode: "screen", signal });
+        return lines.map((line) => line.text);
+      };
+      // First the pictures (by hash: a slide left up for a minute is read once, and so is a street scene where people
+      // walk); then, where a picture showed text, each change of its words (by detail: slides of one layout hash alike).
+      const pictures = firstOfRuns(frames.map((_, index) => index), (a, b) => differentHashes(frames[a], frames[b]));
+      const linesByFrame = new Map<number, string[]>();
+      const firstRead = await mapConcurrent(pictures, ocr.capabilities.maxConcurrency, readFrame, signal);
+      pictures.forEach((index, position) => linesByFrame.set(index, firstRead[position] ?? []));
+      const withText = pictures.flatMap((start, position) => {
+        if ((linesByFrame.get(start) ?? []).length === 0) return [];
+        const run = frames.map((_, index) => index).slice(start, pictures[position + 1] ?? frames.length);
+        return firstOfRuns(run, (a, b) => differentDetails(frames[a], frames[b])).slice(1);
       });
-      const distinct = [...new Set(representative)];
-      const read = await mapConcurrent(
-        distinct,
-        ocr.capabilities.maxConcurrency,
-        async (index) => {
-          const frame = frames[index] as (typeof frames)[number];
-          const image = frame.image ?? (await grayFrameAt(video.path, frame.timeSecond, { signal }));
-          const lines = await ocr.recognize({ data: image, mimeType: "image/png", timeSecond: frame.timeSecond }, { mode: "screen", signal });
-          return lines.map((line) => line.text);
-        },
-        signal,
-      );
-      const linesByFrame = new Map(distinct.map((index, position) => [index, read[position] ?? []]));
-      const frameTexts: FrameText[] = frames.map((frame, index) => ({
-        timeSecond: frame.timeSecond,
-        lines: linesByFrame.get(representative[index] ?? index) ?? [],
-      }));
+      const secondRead = await mapConcurrent(withText, ocr.capabilities.maxConcurrency, readFrame, signal);
+      withText.forEach((index, position) => linesByFrame.set(index, secondRead[position] ?? []));
+      // Every frame shows what the last frame read at or before it showed.
+      let shown: string[] = [];
+      const frameTexts: FrameText[] = frames.map((frame, index) => {
+        shown = linesByFrame.get(index) ?? shown;
+        return { timeSecond: frame.timeSecond, lines: shown };
+      });
       return {
         segments: mergeScreenText(frameTexts, clipEnd).map((segment) => ({ ...segment, clipIndex: clip.index })),
         vectors: [],
         warnings: [],
-        work: distinct.length,
+        work: linesByFrame.size,
       };
     },
   };
+}
+
+interface ComparedFrame {
+  hash?: string;
+  detail?: Uint8Array;
+}
+
+/** The items that start a run: the first, then each that `differs` from the start of the run before it. */
+function firstOfRuns(items: number[], differs: (item: number, start: number) => boolean): number[] {
+  const starts: number[] = [];
+  for (const item of items) {
+    const start = starts.at(-1);
+    if (start === undefined || differs(item, start)) starts.push(item);
+  }
+  return starts;
+}
+
+/** Another picture by the 64-bit hash; a frame without one counts as new. */
+function differentHashes(a: ComparedFrame | undefined, b: ComparedFrame | undefined): boolean {
+  return !a?.hash || !b?.hash || hashDistance(a.hash, b.hash) > sameFrameBits;
+}
+
+/** Other words on screen, by the frames' details; frames without details are taken as the same (their hash said so). */
+function differentDetails(a: ComparedFrame | undefined, b: ComparedFrame | undefined): boolean {
+  return a?.detail !== undefined && b?.detail !== undefined && !sameScreen(a.detail, b.detail);
 }
 
 /**

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { VideoRagError } from "../spec/index.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
-import { frameHash, hashDistance, sampleFrames, thumbnailHeight, thumbnailWidth, type SampledFrame } from "./frame-sample.js";
+import { frameHash, hashDistance, sameScreen, sampleFrames, sampleGapFrames, thumbnailHeight, thumbnailWidth, type SampledFrame } from "./frame-sample.js";
 import { shrinkGray } from "./gray-image.js";
 import { runProcess } from "./run-process.js";
 
@@ -26,6 +26,9 @@ before(async () => {
   await ffmpeg("-f", "lavfi", "-i", "testsrc=size=160x120:rate=10:duration=10", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", "5", file("dense-keyframes.mp4"));
   await ffmpeg("-f", "lavfi", "-i", "sine=sample_rate=16000:duration=2", file("audio.m4a"));
 });
+
+const fontFile = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+const needsFont = existsSync(fontFile) ? false : `no font at ${fontFile} to draw slides with`;
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -125,4 +128,32 @@ test("the Sintel trailer samples keyframes plus fills in well under two seconds"
   for (const frame of frames) assert.deepEqual(pngSize(frame.image), { width: 1280, height: 720 });
   // Generous: this machine may be busy with other tests; an accidental full decode takes several times longer.
   assert.ok(seconds < 4, `sampling took ${seconds.toFixed(2)} s`);
+});
+
+test("slides of one layout whose words differ are different screens, though their hashes are near; one slide is one screen", { skip: needsFont }, async () => {
+  // Three 4-second slides, black 48-pixel text at one place on white, as a talk's slides or a lyrics video show them.
+  const lines = ["The lighthouse keeper lights the lamp", "A storm is coming over the bay", "Ships wait in the harbour"];
+  const inputs = lines.flatMap((line) => ["-f", "lavfi", "-i", `color=c=white:s=1280x720:r=2:d=4,drawtext=fontfile=${fontFile}:text='${line}':fontsize=48:fontcolor=black:x=80:y=200`]);
+  await ffmpeg(...inputs, "-filter_complex", "[0:v][1:v][2:v]concat=n=3:v=1[v]", "-map", "[v]", "-c:v", "libx264", "-pix_fmt", "yuv420p", file("slides.mp4"));
+  const keyframes = await sampleFrames(file("slides.mp4"), { maxGapSeconds: 2, keyframesOnly: true, thumbnailsOnly: true });
+  const frames = await sampleGapFrames(file("slides.mp4"), {
+    anchorSeconds: keyframes.map((frame) => frame.timeSecond),
+    anchorsToo: true,
+    startSecond: 0,
+    endSecond: 12,
+    maxGapSeconds: 2,
+    videoWidth: 1280,
+    videoHeight: 720,
+  });
+  const at = (second: number): SampledFrame => {
+    const frame = frames.find((candidate) => Math.abs(candidate.timeSecond - second) < 1);
+    assert.ok(frame, `a frame near ${second} s among ${frames.map((candidate) => candidate.timeSecond).join(", ")}`);
+    return frame;
+  };
+  const [first, second, third] = [at(0), at(4), at(8)];
+  assert.ok(hashDistance(frameHash(first.thumbnail), frameHash(second.thumbnail)) <= 6, "the 64-bit hash cannot tell these slides apart");
+  assert.equal(sameScreen(first.detail, second.detail), false);
+  assert.equal(sameScreen(second.detail, third.detail), false);
+  assert.equal(sameScreen(first.detail, at(2.5).detail), true, "one slide, two frames: one screen");
+  assert.ok(frames.every((frame) => frame.image.length > 0), "keyframes come back as images to read");
 });

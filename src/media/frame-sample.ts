@@ -20,6 +20,11 @@ export interface SampledFrame {
   image: Buffer;
   /** `thumbnailWidth` x `thumbnailHeight` grayscale pixels, row by row, for `frameHash`. */
   thumbnail: Uint8Array;
+  /**
+   * `detailWidth` x `detailHeight` grayscale pixels, for `sameScreen`: fine enough to see a line of text change where
+   * the thumbnail's 72 pixels cannot (two slides of one layout hash alike).
+   */
+  detail: Uint8Array;
 }
 
 export interface SampleFramesOptions {
@@ -43,6 +48,14 @@ export interface SampleFramesOptions {
 
 export const thumbnailWidth = 9;
 export const thumbnailHeight = 8;
+export const detailWidth = 128;
+export const detailHeight = 72;
+// A detail pixel (a 10 x 10 box of a 720p frame) has changed when its mean moved by more than this: the few levels
+// of an encoder's re-quantisation of a still picture stay under it, a word's strokes appearing or going pass it.
+const changedLevels = 24;
+// Two frames show the same screen while at most this many detail pixels changed: a ticking clock or a cursor, not a
+// new line of text (a word of 48-pixel type covers twenty or more).
+const sameScreenChangedPixels = 8;
 
 /** Evenly spaced frames inside one stretch between keyframes, decoded by one seeked ffmpeg input. */
 interface FillRun {
@@ -98,6 +111,28 @@ export async function sampleFrames(path: string, options: SampleFramesOptions = 
   const outputWidth = Math.min(width, index.width);
   const outputHeight = Math.max(1, Math.round((index.height * outputWidth) / index.width));
 
+  const sampled = await decodeBatches(path, batches, {
+    scan,
+    // Enough past a run's last target to meet a frame: a few frame durations.
+    marginSeconds: Math.max(0.25, 4 / (index.frameRate ?? 25)),
+    width: outputWidth,
+    height: outputHeight,
+    scratchDir: options.scratchDir,
+    thumbnailsOnly: options.thumbnailsOnly,
+    signal: options.signal,
+  });
+  return sampled.filter((frame, position) => position === 0 || frame.timeSecond - (sampled[position - 1]?.timeSecond ?? 0) > 0.01);
+}
+
+/**
+ * Decodes batches of runs (the first also scanning keyframes when `scan` is given), two processes side by side, in a
+ * scratch folder removed after; the frames sorted by time.
+ */
+async function decodeBatches(
+  path: string,
+  batches: FillRun[][],
+  options: Omit<BatchOptions, "runs" | "outputPrefix" | "scan"> & { scan?: Scan; scratchDir: string | undefined },
+): Promise<SampledFrame[]> {
   const workDir = await mkdtemp(join(options.scratchDir ?? tmpdir(), "videorag-frames-"));
   try {
     const sampled: SampledFrame[] = [];
@@ -107,11 +142,10 @@ export async function sampleFrames(path: string, options: SampleFramesOptions = 
         const batchIndex = next++;
         const frames = await decodeBatch(path, {
           runs: batches[batchIndex] ?? [],
-          scan: batchIndex === 0 ? scan : undefined,
-          // Enough past a run's last target to meet a frame: a few frame durations.
-          marginSeconds: Math.max(0.25, 4 / (index.frameRate ?? 25)),
-          width: outputWidth,
-          height: outputHeight,
+          scan: batchIndex === 0 ? options.scan : undefined,
+          marginSeconds: options.marginSeconds,
+          width: options.width,
+          height: options.height,
           outputPrefix: join(workDir, `batch${batchIndex}-`),
           thumbnailsOnly: options.thumbnailsOnly,
           signal: options.signal,
@@ -120,8 +154,7 @@ export async function sampleFrames(path: string, options: SampleFramesOptions = 
       }
     };
     await Promise.all(Array.from({ length: Math.min(parallelProcesses, batches.length) }, worker));
-    sampled.sort((a, b) => a.timeSecond - b.timeSecond);
-    return sampled.filter((frame, position) => position === 0 || frame.timeSecond - (sampled[position - 1]?.timeSecond ?? 0) > 0.01);
+    return sampled.sort((a, b) => a.timeSecond - b.timeSecond);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
@@ -139,6 +172,8 @@ export interface SampleGapFramesOptions {
   width?: number;
   /** Where the frames are written while they are read; default the system's temp folder. */
   scratchDir?: string;
+  /** Decode the anchors too (the light index kept only their times and hashes): to compare and read every frame. */
+  anchorsToo?: boolean;
   signal?: AbortSignal;
 }
 
@@ -159,24 +194,19 @@ export async function sampleGapFrames(path: string, options: SampleGapFramesOpti
     spacingSeconds: run.spacingSeconds,
     count: run.count,
   }));
+  // An anchor is a keyframe: seeking to it decodes that one frame.
+  if (options.anchorsToo) runs.push(...anchors.map((second) => ({ decodeFromSecond: second, startSecond: second, spacingSeconds: maxGapSeconds, count: 1 })));
   if (runs.length === 0) return [];
   const outputWidth = Math.min(options.width ?? 1280, options.videoWidth);
   const outputHeight = Math.max(1, Math.round((options.videoHeight * outputWidth) / options.videoWidth));
-  const workDir = await mkdtemp(join(options.scratchDir ?? tmpdir(), "videorag-gaps-"));
-  try {
-    const frames = await decodeBatch(path, {
-      runs,
-      scan: undefined,
-      marginSeconds: 0.25,
-      width: outputWidth,
-      height: outputHeight,
-      outputPrefix: join(workDir, "gap-"),
-      signal: options.signal,
-    });
-    return frames.filter((frame) => frame.timeSecond < endSecond).sort((a, b) => a.timeSecond - b.timeSecond);
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
+  const frames = await decodeBatches(path, assignToProcesses(runs), {
+    marginSeconds: 0.25,
+    width: outputWidth,
+    height: outputHeight,
+    scratchDir: options.scratchDir,
+    signal: options.signal,
+  });
+  return frames.filter((frame) => frame.timeSecond < endSecond);
 }
 
 /**
@@ -287,7 +317,11 @@ async function decodeBatch(path: string, batch: BatchOptions): Promise<SampledFr
 }
 
 async function encodeFrame(image: GrayImage, thumbnailOnly = false): Promise<Omit<SampledFrame, "timeSecond">> {
-  return { image: thumbnailOnly ? Buffer.alloc(0) : await encodeGrayPng(image), thumbnail: shrinkGray(image, thumbnailWidth, thumbnailHeight).pixels };
+  return {
+    image: thumbnailOnly ? Buffer.alloc(0) : await encodeGrayPng(image),
+    thumbnail: shrinkGray(image, thumbnailWidth, thumbnailHeight).pixels,
+    detail: shrinkGray(image, detailWidth, detailHeight).pixels,
+  };
 }
 
 /** Passes the first frame, then each frame at least `minSeconds` after the last one passed. */
@@ -331,6 +365,21 @@ export function frameHash(thumbnail: Uint8Array): string {
     hex += byte.toString(16).padStart(2, "0");
   }
   return hex;
+}
+
+/**
+ * True when two frames' `detail` pixels show the same screen: all but a handful within a few levels. Unlike the hash,
+ * this tells one slide from the next when only their words differ.
+ */
+export function sameScreen(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== detailWidth * detailHeight || b.length !== a.length) {
+    throw new VideoRagError("ARGUMENT_INVALID", `frame details have ${detailWidth * detailHeight} pixels, not ${a.length} and ${b.length}`);
+  }
+  let changed = 0;
+  for (let index = 0; index < a.length; index++) {
+    if (Math.abs((a[index] ?? 0) - (b[index] ?? 0)) > changedLevels && ++changed > sameScreenChangedPixels) return false;
+  }
+  return true;
 }
 
 /** Number of differing bits between two `frameHash` values: 0 for the same picture, around 32 for unrelated ones. */

@@ -7,6 +7,7 @@ export { planClips, type PlannedClip } from "./clip-plan.js";
 export {
   sampleFrames,
   sampleGapFrames,
+  sameScreen,
   grayFrameAt,
   frameHash,
   hashDistance,
