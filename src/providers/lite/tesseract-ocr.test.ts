@@ -50,6 +50,13 @@ test("parseTesseractTsv keeps confident text lines and drops frame noise", () =>
   ]);
 });
 
+test("Chinese and Japanese words of a line are joined without spaces; Korean and Latin words keep theirs", () => {
+  const header = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext";
+  const line = (block: number, words: string[]) => words.map((text) => `5\t1\t${block}\t1\t1\t1\t0\t0\t10\t10\t90\t${text}`);
+  const tsv = [header, ...line(1, ["第", "个", "参", "数", "类型"]), ...line(2, ["東京", "の", "天気"]), ...line(3, ["서울", "날씨"]), ...line(4, ["加", "速", "GtkTreeView", "部", "行"])].join("\n");
+  assert.deepEqual(parseTesseractTsv(tsv).map((found) => found.text), ["第个参数类型", "東京の天気", "서울 날씨", "加速 GtkTreeView 部行"]);
+});
+
 test("reads the words of a generated 1280x720 slide", { skip: needsFont }, async () => {
   const slide = ffmpegPng([
     "-f", "lavfi", "-i", "color=white:s=1280x720",

@@ -87,9 +87,9 @@ export function parseTesseractTsv(tsv: string): OcrLine[] {
   // Map iteration follows insertion order, which is tesseract's reading order.
   const result: OcrLine[] = [];
   for (const words of lines.values()) {
-    const text = words.map((word) => word.text).join(" ");
+    const text = joinWords(words.map((word) => word.text));
     const confidence = words.reduce((sum, word) => sum + word.confidence, 0) / words.length;
-    if (looksLikeText(words, text, confidence)) result.push({ text, confidence: Math.round(confidence * 10) / 10 });
+    if (looksLikeText(text, confidence)) result.push({ text, confidence: Math.round(confidence * 10) / 10 });
   }
   return result;
 }
@@ -100,7 +100,23 @@ function cleanWord(raw: string): string {
   return /[\p{L}\p{N}]/u.test(text) ? text : "";
 }
 
-function looksLikeText(words: TsvWord[], text: string, confidence: number): boolean {
+// Han and kana: Chinese and Japanese are written without spaces (Korean's Hangul has them between words).
+const unspacedScript = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\u{20000}-\u{2fa1f}]/u;
+
+/**
+ * The words of a line with a space between them, except between two words of Chinese or Japanese: tesseract splits
+ * those at every character or two, and "参 数" would neither read right nor be found by a search for "参数".
+ */
+export function joinWords(words: string[]): string {
+  let text = "";
+  for (const word of words) {
+    const touching = unspacedScript.test(text.at(-1) ?? "") && unspacedScript.test(String.fromCodePoint(word.codePointAt(0) ?? 32));
+    text += text === "" || touching ? word : ` ${word}`;
+  }
+  return text;
+}
+
+function looksLikeText(text: string, confidence: number): boolean {
   if (confidence < minLineConfidence) return false;
   const visible = text.replace(/\s/g, "");
   const alphanumeric = visible.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
@@ -108,6 +124,6 @@ function looksLikeText(words: TsvWord[], text: string, confidence: number): bool
   if (alphanumeric < 2) return false;
   // Real text is mostly letters and digits; noise is mostly marks ("=)", "|(", "—_*t").
   if (alphanumeric / visible.length < 0.6) return false;
-  const longestWord = Math.max(...words.map((word) => word.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0));
+  const longestWord = Math.max(...text.split(" ").map((word) => word.match(/[\p{L}\p{N}]/gu)?.length ?? 0));
   return longestWord >= 3 || confidence >= minShortLineConfidence;
 }

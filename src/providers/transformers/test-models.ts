@@ -13,8 +13,8 @@ import { elementType, floatTensor, model, node, table, valueInfo } from "../../t
 export const testVocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "a", "cat", "dog", "on", "the", "mat", "red", "car", "blue", "sky"];
 
 
-function tokenizerJson(): string {
-  const vocab = Object.fromEntries(testVocabulary.map((word, id) => [word, id]));
+function tokenizerJson(vocabulary: string[] = testVocabulary): string {
+  const vocab = Object.fromEntries(vocabulary.map((word, id) => [word, id]));
   const special = (content: string) => ({
     id: vocab[content],
     content,
@@ -67,19 +67,34 @@ async function writeFiles(root: string, files: Record<string, string | Buffer>):
 /**
  * A BERT-shaped feature extractor at `<modelsDir>/<name>/`: each token's hidden state is a row of a fixed table, so the
  * pipeline's mean pooling gives the average of the words' rows.
+ *
+ * With `concepts` (groups of words, such as a word and its translations) it knows those words only, and the words of a
+ * group share one row: a stand-in for a multilingual model, on which "lighthouse" and "Leuchtturm" are near. Special
+ * and unknown tokens share a faint row then, so they pull no two texts together (and a text of unknown words still
+ * has a direction, as it would on a real model).
  */
-export async function writeTestSentenceModel(modelsDir: string, name: string, dimensions = 384): Promise<void> {
-  const words = testVocabulary.length;
+export async function writeTestSentenceModel(modelsDir: string, name: string, dimensions = 384, concepts?: string[][]): Promise<void> {
+  const specials = testVocabulary.slice(0, 4);
+  const vocabulary = concepts ? [...specials, ...concepts.flat().map((word) => word.toLowerCase())] : testVocabulary;
+  let rows = table(vocabulary.length, dimensions, 7);
+  if (concepts) {
+    const conceptRows = table(concepts.length, dimensions, 7);
+    rows = new Float32Array(vocabulary.length * dimensions).fill(0.01);
+    let id = specials.length;
+    concepts.forEach((group, concept) => {
+      for (const _word of group) rows.set(conceptRows.subarray(concept * dimensions, (concept + 1) * dimensions), dimensions * id++);
+    });
+  }
   const onnx = model({
     name: "tiny",
     nodes: [node("Gather", ["embeddings", "input_ids"], ["last_hidden_state"], [{ name: "axis", int: 0 }])],
-    initializers: [floatTensor("embeddings", [words, dimensions], table(words, dimensions, 7))],
+    initializers: [floatTensor("embeddings", [vocabulary.length, dimensions], rows)],
     inputs: [valueInfo("input_ids", elementType.int64, ["batch", "sequence"]), valueInfo("attention_mask", elementType.int64, ["batch", "sequence"])],
     outputs: [valueInfo("last_hidden_state", elementType.float, ["batch", "sequence", dimensions])],
   });
   await writeFiles(join(modelsDir, ...name.split("/")), {
     "config.json": JSON.stringify({ model_type: "bert", hidden_size: dimensions }),
-    "tokenizer.json": tokenizerJson(),
+    "tokenizer.json": tokenizerJson(vocabulary),
     "tokenizer_config.json": tokenizerConfig,
     "onnx/model_quantized.onnx": onnx,
   });
