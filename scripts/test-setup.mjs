@@ -6,9 +6,10 @@ import { join } from "node:path";
 import { createSteps, installPackages, installPgvector, root } from "./system-setup.mjs";
 
 const packages = [
-  // Media: decoding, on-screen text (English, and German for the test of a language pack), speech, generated
-  // narration and the fonts of generated slides.
-  "ffmpeg", "tesseract-ocr", "tesseract-ocr-eng", "tesseract-ocr-deu", "pocketsphinx", "pocketsphinx-en-us", "espeak-ng", "fonts-dejavu-core",
+  // Media: decoding, on-screen text (English; German and Japanese for the tests of language packs), speech,
+  // generated narration and the fonts of generated slides (a small Japanese one among them).
+  "ffmpeg", "tesseract-ocr", "tesseract-ocr-eng", "tesseract-ocr-deu", "tesseract-ocr-jpn", "pocketsphinx", "pocketsphinx-en-us", "espeak-ng",
+  "fonts-dejavu-core", "fonts-ipafont-gothic",
   // The web UI is tested in a real browser (Playwright cannot download its own here).
   "chromium",
   // The Postgres store and the job queue are tested against real servers the tests start (never Debian's default

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { liteConfig } from "./providers/registry.js";
 import { openLibrary } from "./library.js";
 import { needsShared, sharedPath } from "./test-support/shared.js";
 
@@ -25,6 +26,10 @@ const slides = [
   "The cafe serves fresh pastries",
 ];
 const slideSeconds = 6;
+const cjkFont = ["/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf", "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"].find(existsSync) ?? "ipag.ttf";
+const packs = needsTesseract ? [] : spawnSync("tesseract", ["--list-langs"], { encoding: "utf8" }).stdout.split("\n");
+const needsJapanese = needs || (existsSync(cjkFont) ? false : `no Japanese font (apt-get install fonts-ipafont-gothic)`) ||
+  (packs.includes("jpn") ? false : "tesseract has no Japanese pack (apt-get install tesseract-ocr-jpn)");
 
 describe("a deck of slides in one layout", { skip: needs }, () => {
   test("every slide is read and found at its own time, keyframes at each slide or none", async () => {
@@ -57,6 +62,29 @@ describe("a deck of slides in one layout", { skip: needs }, () => {
       }
       const [hit] = await library.search("guided tours every hour");
       assert.match(hit?.text ?? "", /Guided tours leave every hour/i, JSON.stringify(hit));
+    } finally {
+      await library.close();
+    }
+  });
+});
+
+describe("Japanese slides in a library that reads English and Japanese", { skip: needsJapanese }, () => {
+  test("the slide is read with the Japanese pack first, its line whole, and a two-character word in it is found", async () => {
+    const line = "エラーメッセージはローカルシステムの問題です";
+    const path = join(scratch, "nihongo.mp4");
+    const made = spawnSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=1280x720:r=2:d=8",
+      "-vf", `drawtext=fontfile=${cjkFont}:text='${line}':fontsize=48:fontcolor=black:x=80:y=200`, "-c:v", "libx264", "-pix_fmt", "yuv420p", path], { encoding: "utf8" });
+    assert.equal(made.status, 0, made.stderr);
+    const config = liteConfig();
+    // English first, as a user who mostly watches English adds a pack: the video's language is not known beforehand.
+    config.models.ocr = { provider: "tesseract", languages: ["eng", "jpn"] };
+    const library = await openLibrary({ path: join(scratch, "japanese"), config, modelsDir: sharedPath("models") });
+    try {
+      assert.equal((await library.ingest([path])).failed, 0);
+      const screen = (await library.transcript("nihongo.mp4")).segments.filter((segment) => segment.source === "screen");
+      assert.ok(screen.some((segment) => segment.text.replace(/\s/g, "").includes("ローカルシステム")), screen.map((segment) => segment.text).join(" | "));
+      const [hit] = await library.search("問題");
+      assert.equal(hit?.title, "nihongo.mp4");
     } finally {
       await library.close();
     }

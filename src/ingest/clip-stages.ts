@@ -10,6 +10,7 @@ import { liteExtractorId } from "../graph/index.js";
 import { chapterSegmentationId } from "../summary/index.js";
 import { mapConcurrent } from "../providers/runtime/index.js";
 import { VideoRagError } from "../spec/index.js";
+import { identifyLanguage, tesseractLanguage } from "../text/index.js";
 import type {
   ClipSignals,
   Diarizer,
@@ -198,25 +199,42 @@ function screenTextStage(settings: ExtractionSettings): ClipStage {
         ...sampled.map((frame) => ({ timeSecond: frame.timeSecond, hash: frameHash(frame.thumbnail), image: frame.image, detail: frame.detail })),
       ].sort((a, b) => a.timeSecond - b.timeSecond);
       if (frames.length === 0) return empty();
+      // Text in a known language is read with its pack first: read by every configured pack at once, Chinese and
+      // Japanese come out in broken pieces. A video whose language nobody gave is read as configured, and if what
+      // comes out is identified as another configured language, read again with that one first.
+      let language = video.language;
+      const linesByFrame = new Map<number, string[]>();
       const readFrame = async (index: number): Promise<string[]> => {
         const frame = frames[index] as (typeof frames)[number];
         const image = frame.image ?? (await grayFrameAt(video.path, frame.timeSecond, { signal }));
-        const lines = await ocr.recognize({ data: image, mimeType: "image/png", timeSecond: frame.timeSecond }, { mode: "screen", signal });
+        const lines = await ocr.recognize(
+          { data: image, mimeType: "image/png", timeSecond: frame.timeSecond },
+          { mode: "screen", signal, ...(language ? { language } : {}) },
+        );
         return lines.map((line) => line.text);
+      };
+      const read = async (indexes: number[]): Promise<void> => {
+        const texts = await mapConcurrent(indexes, ocr.capabilities.maxConcurrency, readFrame, signal);
+        indexes.forEach((index, position) => linesByFrame.set(index, texts[position] ?? []));
       };
       // First the pictures (by hash: a slide left up for a minute is read once, and so is a street scene where people
       // walk); then, where a picture showed text, each change of its words (by detail: slides of one layout hash alike).
       const pictures = firstOfRuns(frames.map((_, index) => index), (a, b) => differentHashes(frames[a], frames[b]));
-      const linesByFrame = new Map<number, string[]>();
-      const firstRead = await mapConcurrent(pictures, ocr.capabilities.maxConcurrency, readFrame, signal);
-      pictures.forEach((index, position) => linesByFrame.set(index, firstRead[position] ?? []));
+      await read(pictures);
+      if (!language) {
+        const identified = await identifyLanguage([...linesByFrame.values()].flat());
+        const code = identified ? tesseractLanguage(identified) : undefined;
+        if (identified && code && ocr.capabilities.languages.includes(code) && code !== ocr.capabilities.languages[0]) {
+          language = identified;
+          await read(pictures.filter((index) => (linesByFrame.get(index) ?? []).length > 0));
+        }
+      }
       const withText = pictures.flatMap((start, position) => {
         if ((linesByFrame.get(start) ?? []).length === 0) return [];
         const run = frames.map((_, index) => index).slice(start, pictures[position + 1] ?? frames.length);
         return firstOfRuns(run, (a, b) => differentDetails(frames[a], frames[b])).slice(1);
       });
-      const secondRead = await mapConcurrent(withText, ocr.capabilities.maxConcurrency, readFrame, signal);
-      withText.forEach((index, position) => linesByFrame.set(index, secondRead[position] ?? []));
+      await read(withText);
       // Every frame shows what the last frame read at or before it showed.
       let shown: string[] = [];
       const frameTexts: FrameText[] = frames.map((frame, index) => {
