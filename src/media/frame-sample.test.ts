@@ -157,3 +157,9 @@ test("slides of one layout whose words differ are different screens, though thei
   assert.equal(sameScreen(first.detail, at(2.5).detail), true, "one slide, two frames: one screen");
   assert.ok(frames.every((frame) => frame.image.length > 0), "keyframes come back as images to read");
 });
+
+test("anchors alone, with no stretch to fill, are decoded: one frame at each", async () => {
+  const frames = await sampleGapFrames(file("cut.mp4"), { anchorSeconds: [0, 4], anchorsToo: true, startSecond: 0, endSecond: 8, maxGapSeconds: 5, videoWidth: 320, videoHeight: 240 });
+  assert.deepEqual(frames.map((frame) => Math.round(frame.timeSecond)), [0, 4]);
+  assert.equal(sameScreen(frames[0]?.detail ?? new Uint8Array(), frames[1]?.detail ?? new Uint8Array()), false, "testsrc, then colour bars");
+});

@@ -199,7 +199,9 @@ export async function sampleGapFrames(path: string, options: SampleGapFramesOpti
   if (runs.length === 0) return [];
   const outputWidth = Math.min(options.width ?? 1280, options.videoWidth);
   const outputHeight = Math.max(1, Math.round((options.videoHeight * outputWidth) / options.videoWidth));
-  const frames = await decodeBatches(path, assignToProcesses(runs), {
+  // Anchors cost no seeking, so several can land in one process and leave another with nothing to do.
+  const batches = assignToProcesses(runs).filter((batch) => batch.length > 0);
+  const frames = await decodeBatches(path, batches, {
     marginSeconds: 0.25,
     width: outputWidth,
     height: outputHeight,

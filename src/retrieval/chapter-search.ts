@@ -25,7 +25,7 @@ export async function searchChapters(store: Store, question: string, options: Ch
   const dense: ChapterMatch[] = [];
   const embedder = options.textEmbedder;
   if (embedder) {
-    const [vector] = await embedder.embed([question], { signal: options.signal });
+    const [vector] = await embedder.embed([question], { signal: options.signal, purpose: "query" });
     const found = vector ? await store.searchVectors({ space: chapterSpace(embedder), vector, limit: limit * 2, ...scope }) : [];
     // A vector whose chapter was made again with fewer chapters points at nothing: it is dropped here.
     const chapters = new Map<string, Map<number, { startSecond: number; endSecond: number }>>();

@@ -59,7 +59,7 @@ async function vectorClips(store: Store, matches: VectorMatch[], limit: number, 
 
 /** Clips whose text vector is nearest the question's. */
 export async function denseClips(store: Store, question: string, embedder: TextEmbedder, options: ClipRetrieverOptions): Promise<ScoredClip[]> {
-  const [vector] = await embedder.embed([question], { signal: options.signal });
+  const [vector] = await embedder.embed([question], { signal: options.signal, purpose: "query" });
   if (!vector) return [];
   const filter = options.videoIds ? { videoIds: options.videoIds } : {};
   const matches = await store.searchVectors({ space: textSpace(embedder), vector, limit: options.limit, owner: "clip", ...filter });

@@ -157,6 +157,20 @@ export const modelManifest: readonly ModelEntry[] = [
     fallback: "no dense text vectors; text search uses BM25 keywords only",
   },
   {
+    name: "Xenova/multilingual-e5-small",
+    kind: "text-embedding",
+    files: huggingFaceFiles("Xenova/multilingual-e5-small", [
+      "config.json",
+      "tokenizer.json",
+      "tokenizer_config.json",
+      "onnx/model_quantized.onnx",
+    ]),
+    license: "MIT",
+    source: "https://huggingface.co/Xenova/multilingual-e5-small (ONNX export of intfloat/multilingual-e5-small)",
+    notes: "384-dimensional sentence vectors in one space for about 100 languages (an English question finds a German moment); given its query: and passage: prefixes; int8-quantized",
+    fallback: "no dense text vectors; text search uses BM25 keywords only, in each text's own language",
+  },
+  {
     name: "Xenova/whisper-base.en",
     kind: "speech",
     files: huggingFaceFiles("Xenova/whisper-base.en", [
@@ -172,6 +186,23 @@ export const modelManifest: readonly ModelEntry[] = [
     source: "https://huggingface.co/Xenova/whisper-base.en (ONNX export of openai/whisper-base.en)",
     notes: "English speech recognition with segment timestamps; int8-quantized encoder and merged decoder",
     fallback: "speech is transcribed by pocketsphinx when installed (lower accuracy), else videos without subtitles get no transcript",
+  },
+  {
+    name: "Xenova/whisper-base",
+    kind: "speech",
+    files: huggingFaceFiles("Xenova/whisper-base", [
+      "config.json",
+      "generation_config.json",
+      "preprocessor_config.json",
+      "tokenizer.json",
+      "tokenizer_config.json",
+      "onnx/encoder_model_quantized.onnx",
+      "onnx/decoder_model_merged_quantized.onnx",
+    ]),
+    license: "Apache-2.0",
+    source: "https://huggingface.co/Xenova/whisper-base (ONNX export of openai/whisper-base)",
+    notes: "speech recognition in 99 languages with segment timestamps, told each video's language where it is known; int8-quantized encoder and merged decoder",
+    fallback: "English speech is transcribed by pocketsphinx when installed (lower accuracy); speech in other languages stays to do, with the reason",
   },
   {
     name: "pyannote-segmentation-3.0",

@@ -1,7 +1,7 @@
 // Sentence vectors from a sentence-transformers model run by transformers.js (mean pooling over tokens, then L2 norm),
 // for dense text retrieval beside BM25.
 
-import type { CallOptions, TextEmbedder } from "../../spec/providers.js";
+import type { EmbedOptions, TextEmbedder } from "../../spec/providers.js";
 import { lazy, loadPretrained, modelSource, throwIfAborted, unitRows, type TransformersProviderOptions } from "./load-pretrained.js";
 
 export interface SentenceEmbedderOptions extends TransformersProviderOptions {
@@ -16,18 +16,22 @@ const maxBatchSize = 32;
 export function createSentenceEmbedder(options: SentenceEmbedderOptions = {}): TextEmbedder {
   const source = modelSource(options, "Xenova/all-MiniLM-L6-v2");
   const dimensions = options.dimensions ?? 384;
+  // E5 models (intfloat's, and Xenova's ONNX copies, multilingual-e5 among them) were trained on prefixed texts and
+  // rank worse without them.
+  const prefixed = /(^|[/-])e5-/i.test(source.model);
   const extractor = lazy(() =>
     loadPretrained(source, (transformers, pretrained) => transformers.pipeline("feature-extraction", source.model, pretrained)),
   );
   return {
     id: `transformers:${source.model}`,
     capabilities: { maxBatchSize, maxConcurrency: 1, dimensions },
-    async embed(texts: string[], callOptions: CallOptions = {}): Promise<Float32Array[]> {
+    async embed(texts: string[], callOptions: EmbedOptions = {}): Promise<Float32Array[]> {
       throwIfAborted(callOptions.signal, "text embedding");
       if (texts.length === 0) return [];
       const extract = await extractor();
       throwIfAborted(callOptions.signal, "text embedding");
-      const output = await extract(texts, { pooling: "mean", normalize: true });
+      const inputs = prefixed ? texts.map((text) => `${callOptions.purpose ?? "passage"}: ${text}`) : texts;
+      const output = await extract(inputs, { pooling: "mean", normalize: true });
       return unitRows(output, dimensions, source.model);
     },
   };

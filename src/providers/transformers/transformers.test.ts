@@ -149,6 +149,21 @@ describe("tiny stand-in models, loaded offline from the models folder", () => {
     assert.equal(listing.find((model) => model.name === "Xenova/clip-vit-base-patch32")?.status, "present");
   });
 
+  test("an E5 model is given its prefixes, a question as a query and the rest as passages; other models are not", async () => {
+    await writeTestSentenceModel(dir, "Xenova/multilingual-e5-small", 384, [["query"], ["passage"], ["lighthouse", "leuchtturm"]]);
+    const e5 = createSentenceEmbedder({ modelsDir: dir, model: "Xenova/multilingual-e5-small", allowDownload: false });
+    const [asked] = await e5.embed(["lighthouse"], { purpose: "query" });
+    const [passage] = await e5.embed(["Leuchtturm"]);
+    const [statedPassage] = await e5.embed(["Leuchtturm"], { purpose: "passage" });
+    assert.ok(asked && passage && statedPassage);
+    assert.ok(dot(passage, statedPassage) > 0.99999, "a passage by default");
+    assert.ok(dot(asked, passage) < 0.95, "the query prefix moves the question's vector");
+    const miniLm = createSentenceEmbedder({ modelsDir: dir, allowDownload: false });
+    const [plain] = await miniLm.embed(["the cat"], { purpose: "query" });
+    const [plainPassage] = await miniLm.embed(["the cat"]);
+    assert.ok(plain && plainPassage && dot(plain, plainPassage) > 0.99999, "MiniLM reads the text as it is");
+  });
+
   test("sentence vectors are 384-long, unit length, and do not depend on what else is in the batch", async () => {
     const embedder = createSentenceEmbedder({ modelsDir: dir, allowDownload: false });
     const [alone] = await embedder.embed(["The cat"]);
