@@ -3,7 +3,7 @@
 // (/usr/share/locale/<lang>/LC_MESSAGES/*.mo, msgid → msgstr). Per language, videos carry the lines as subtitles (an SRT
 // beside a still picture, a line every 4 s) or on screen (each line drawn on a slide for 4 s, read by OCR with the
 // language's tesseract pack; fonts-noto-cjk draws Chinese and Japanese). A question is a stretch from the middle of one
-// line (four words; five characters in Chinese and Japanese); it is right at k when a moment of the line's video that
+// line (four words; four characters in Chinese and Japanese); it is right at k when a moment of the line's video that
 // overlaps the line is among the first k search results.
 //
 //   npm run bench languages [-- --lines 30] [--seed 1] [--no-screen] [--keep dir] [--out file]
@@ -57,8 +57,8 @@ const cjkFont = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc";
 const latinFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 const secondsPerLine = 4;
 
-/** msgid → msgstr pairs of a .mo file (GNU gettext's binary catalogue). */
-function readMo(path: string): [string, string][] {
+/** msgid → msgstr pairs of a .mo file (GNU gettext's binary catalogue); bench-segmenter.ts reads them too. */
+export function readMo(path: string): [string, string][] {
   const bytes = readFileSync(path);
   const little = bytes.readUInt32LE(0) === 0x950412de;
   const word = (offset: number): number => (little ? bytes.readUInt32LE(offset) : bytes.readUInt32BE(offset));
@@ -72,15 +72,16 @@ function readMo(path: string): [string, string][] {
 }
 
 /** A message as a line someone could say or show: placeholders, markup and accelerators out, one line. */
-const cleanMessage = (text: string): string =>
+export const cleanMessage = (text: string): string =>
   text.replace(/%[-0-9.]*[sdluxfc]|%\([a-z_]+\)[sd]|\{[^}]*\}|<[^>]+>|&(?=\w)|_(?=\w)|\\n/g, " ").replace(/\s+/g, " ").trim();
 
-/** Sentence-like translated lines of one language with their English originals, the same English for every language. */
-function parallelLines(locale: string, wanted: number, seed: number): { english: string; translated: string }[] {
+/**
+ * Every single-line message of a locale's catalogues (`/usr/share/locale/<locale>/LC_MESSAGES/*.mo`), as English
+ * original and translation, in the catalogues' order; none where the locale has no catalogues.
+ */
+export function* catalogueMessages(locale: string): Generator<[english: string, translated: string]> {
   const folder = `/usr/share/locale/${locale}/LC_MESSAGES`;
-  if (!existsSync(folder)) return [];
-  const seen = new Set<string>();
-  const candidates: { english: string; translated: string }[] = [];
+  if (!existsSync(folder)) return;
   for (const file of readdirSync(folder).filter((name) => name.endsWith(".mo")).sort()) {
     let pairs: [string, string][];
     try {
@@ -88,18 +89,25 @@ function parallelLines(locale: string, wanted: number, seed: number): { english:
     } catch {
       continue;
     }
-    for (const [id, translation] of pairs) {
-      if (!id || id.includes("\u0000") || translation.includes("\u0000")) continue;
-      const english = cleanMessage(id);
-      const translated = cleanMessage(translation);
-      const words = english.split(" ").length;
-      if (words < 8 || words > 22 || translated.length < 25 || translated.length > 110 || translated === english || seen.has(english)) continue;
-      if (!/^[\p{L}\p{N} ,.;:'’!?()-]+$/u.test(english) || /["'\\]/.test(translated)) continue;
-      // Chinese and Japanese lines are asked about by a run of their own characters: one of at least six.
-      if (/^(?:zh|ja)/.test(locale) && !/[\u3040-\u30ff\u3400-\u9fff]{6,}/u.test(translated)) continue;
-      seen.add(english);
-      candidates.push({ english, translated });
-    }
+    // A NUL joins a message's plural forms.
+    for (const [id, translation] of pairs) if (id && !id.includes("\u0000") && !translation.includes("\u0000")) yield [id, translation];
+  }
+}
+
+/** Sentence-like translated lines of one language with their English originals, the same English for every language. */
+function parallelLines(locale: string, wanted: number, seed: number): { english: string; translated: string }[] {
+  const seen = new Set<string>();
+  const candidates: { english: string; translated: string }[] = [];
+  for (const [id, translation] of catalogueMessages(locale)) {
+    const english = cleanMessage(id);
+    const translated = cleanMessage(translation);
+    const words = english.split(" ").length;
+    if (words < 8 || words > 22 || translated.length < 25 || translated.length > 110 || translated === english || seen.has(english)) continue;
+    if (!/^[\p{L}\p{N} ,.;:'’!?()-]+$/u.test(english) || /["'\\]/.test(translated)) continue;
+    // Chinese and Japanese lines are asked about by a run of their own characters: one of at least six.
+    if (/^(?:zh|ja)/.test(locale) && !/[\u3040-\u30ff\u3400-\u9fff]{6,}/u.test(translated)) continue;
+    seen.add(english);
+    candidates.push({ english, translated });
   }
   const random = seededRandom(seed);
   return candidates.map((line) => ({ line, key: random() })).sort((a, b) => a.key - b.key).slice(0, wanted).map(({ line }) => line);
@@ -109,7 +117,7 @@ function parallelLines(locale: string, wanted: number, seed: number): { english:
  * A stretch from the middle of a line: four words, or, where words are not spaced, four characters from the middle of
  * its longest run of Chinese or Japanese characters (translations keep some English terms, which are not asked about).
  */
-function excerpt(line: string, cjk: boolean): string {
+export function excerpt(line: string, cjk: boolean): string {
   if (cjk) {
     const runs = line.match(/[\u3040-\u30ff\u3400-\u9fff]+/gu) ?? [];
     const longest = [...(runs.sort((a, b) => [...b].length - [...a].length)[0] ?? "")];
@@ -157,7 +165,7 @@ function slideVideo(path: string, lines: string[], cjk: boolean, folder: string)
     const textFile = join(folder, `slide-${index}.txt`);
     writeFileSync(textFile, wrapped.join("\n"));
     const slide = join(folder, `slide-${index}.mp4`);
-    ffmpeg(["-f", "lavfi", "-i", `color=c=white:s=1280x720:r=2:d=${secondsPerLine}`, "-vf", `drawtext=fontfile=${cjk ? cjkFont : latinFont}:textfile=${textFile}:fontsize=48:fontcolor=black:x=80:y=200:line_spacing=24`, "-pix_fmt", "yuv420p", slide]);
+    ffmpeg(["-f", "lavfi", "-i", `color=c=white:s=1280x720:r=2:d=${secondsPerLine}`, "-vf", `drawtext=fontfile=${cjk ? cjkFont : latinFont}:textfile=${textFile}:fontsize=48:fontcolor=black:x=80:y=200:line_spacing=24:expansion=none`, "-pix_fmt", "yuv420p", slide]);
     parts.push(`file '${slide}'`);
   }
   const list = join(folder, "slides.txt");

@@ -7,7 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { openLibrary, type Library } from "./library.js";
+import { liteConfig } from "./providers/registry.js";
 import { runCli } from "./test-support/cli.js";
+import { startOpenAiTestServer } from "./test-support/openai-test-server.js";
 import { needsFfmpeg } from "./test-support/meeting.js";
 import { needsShared, sharedPath } from "./test-support/shared.js";
 
@@ -122,7 +124,7 @@ describe("a video's language", { skip: needsFfmpeg }, () => {
     assert.match(answer.text, /Häuser am Fluss/);
   });
 
-  test("a Matroska file with subtitle streams in two languages: both are indexed, the English one names its language", async () => {
+  test("a Matroska file with subtitle streams in two languages: both are indexed, each line in its stream's language, the English one names the video's", async () => {
     const picture = video("both.mp4");
     // The sources of the streams, kept apart: beside the file they would be its sidecars, which win over its streams.
     const sources = join(scratch, "stream-sources");
@@ -140,8 +142,20 @@ describe("a video's language", { skip: needsFfmpeg }, () => {
     assert.equal(german?.title, "both.mkv");
     const [inEnglish] = await library.search("lighthouse keeper");
     assert.equal(inEnglish?.title, "both.mkv");
-    const lines = (await library.transcript("both.mkv")).segments.filter((segment) => segment.source === "subtitle").map((segment) => segment.text);
-    assert.ok(lines.includes("Schiffe warten im Hafen") && lines.includes("Ships wait in the harbour"), lines.join(" | "));
+    const lines = (await library.transcript("both.mkv")).segments.filter((segment) => segment.source === "subtitle");
+    const texts = lines.map((segment) => segment.text);
+    assert.ok(texts.includes("Schiffe warten im Hafen") && texts.includes("Ships wait in the harbour"), texts.join(" | "));
+    const byLanguage = (language: string) => lines.filter((segment) => segment.language === language).map((segment) => segment.text).sort();
+    assert.deepEqual(byLanguage("de"), ["Der Leuchtturmwärter zündet die Lampe an", "Ein Sturm zieht über die Bucht", "Schiffe warten im Hafen"]);
+    assert.deepEqual(byLanguage("en"), ["A storm is coming over the bay", "Ships wait in the harbour", "The lighthouse keeper lights the lamp"]);
+    assert.equal(lines.length, 6, "every line has its stream's language");
+  });
+
+  test("an untagged sidecar's lines are in the language their text reads as; a tagged one's in its tag's", async () => {
+    const transcript = await library.transcript("untagged.mp4");
+    assert.deepEqual(transcript.segments.map((segment) => segment.language), ["de", "de", "de"]);
+    // Tagged "de" by its name, though three words are too few to identify.
+    assert.deepEqual((await library.transcript("named.mp4")).segments.map((segment) => segment.language), ["de", "de", "de"]);
   });
 
   test("a Windows-1252 sidecar is searched by its accented words", async () => {
@@ -150,5 +164,79 @@ describe("a video's language", { skip: needsFfmpeg }, () => {
     const hits = await library.search("café crème");
     assert.equal(hits[0]?.title, "latin.mp4");
     assert.equal((await library.list()).find((entry) => entry.title === "latin.mp4")?.language, "fr");
+  });
+
+  test("a library of English and German videos: a question in either language cites its own language's moment", async () => {
+    const english = video("bakery.mp4", "bakery.en.srt", srt(["The baker bakes fresh loaves every morning.", "Our bakery opens at six o'clock.", "Rye bread keeps for a week."]));
+    const german = video("baeckerei.mp4", "baeckerei.de.srt", srt(["Der Bäcker backt jeden Morgen frische Brote.", "Unsere Bäckerei öffnet um sechs Uhr.", "Roggenbrot hält eine Woche."]));
+    assert.equal((await library.ingest([english, german])).failed, 0);
+    // "Bäckereien" is "Bäckerei" only to a German stemmer: the answer quotes the German line, the moment is placed at it.
+    const inGerman = await library.ask("Wann öffnen die Bäckereien?");
+    assert.deepEqual(inGerman.citations.map((citation) => [citation.title, citation.quote, citation.startSecond]), [["baeckerei.mp4", "Unsere Bäckerei öffnet um sechs Uhr.", 3]], inGerman.text);
+    assert.deepEqual([inGerman.moments?.[0]?.title, inGerman.moments?.[0]?.startSecond], ["baeckerei.mp4", 3]);
+    const inEnglish = await library.ask("When do the bakeries open?");
+    assert.deepEqual(inEnglish.citations.map((citation) => [citation.title, citation.quote, citation.startSecond]), [["bakery.mp4", "Our bakery opens at six o'clock.", 3]], inEnglish.text);
+    assert.deepEqual([inEnglish.moments?.[0]?.title, inEnglish.moments?.[0]?.startSecond], ["bakery.mp4", 3]);
+  });
+
+  test("a Japanese subtitle answer quotes whole sentences: cues joined without a space, ended at 。", async () => {
+    // The first sentence spans two cues; the second is one cue.
+    const kyoto = video("kyoto.mp4", "kyoto.ja.srt", srt(["京都の紅葉は十一月の終わりごろに", "とてもきれいになります。", "来週は雨が降るかもしれないので傘を持って出かけましょう。"]));
+    assert.equal((await library.ingest([kyoto])).failed, 0);
+    const answer = await library.ask("京都の紅葉について", { intent: "overview", videos: ["kyoto.mp4"] });
+    assert.deepEqual(
+      answer.citations.map((citation) => [citation.quote, citation.startSecond]),
+      [
+        ["京都の紅葉は十一月の終わりごろにとてもきれいになります。", 0],
+        ["来週は雨が降るかもしれないので傘を持って出かけましょう。", 6],
+      ],
+      answer.text,
+    );
+    assert.doesNotMatch(answer.text, /。\./, "no English full stop after a Japanese one");
+  });
+});
+
+describe("speech in the language the transcriber hears", { skip: needsFfmpeg }, () => {
+  const scratch = mkdtempSync(join(tmpdir(), "videorag-heard-"));
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+  /** Ten seconds of a tone under a still picture, with no subtitles: what there is to read is its speech. */
+  const spoken = (name: string): string => {
+    const path = join(scratch, name);
+    const made = spawnSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=navy:s=160x120:r=2:d=10", "-f", "lavfi", "-i", "sine=frequency=440:duration=10", "-shortest", "-pix_fmt", "yuv420p", "-c:a", "aac", path]);
+    assert.equal(made.status, 0, String(made.stderr));
+    return path;
+  };
+
+  test("a Whisper-class server's detection names the video's language and its speech's; the user's word outranks it", async () => {
+    // The server hears German, as OpenAI's verbose_json says it: "german".
+    const server = await startOpenAiTestServer({ heardLanguage: "german" });
+    process.env.VIDEORAG_TEST_KEY = "sk-test";
+    const config = liteConfig();
+    config.models.transcriber = { provider: "openai", baseUrl: server.url, model: "test-model", apiKeyEnv: "VIDEORAG_TEST_KEY" };
+    config.models.vad = { provider: "off" };
+    config.models.diarizer = { provider: "off" };
+    const library = await openLibrary({ path: join(scratch, "library"), config, ocr: false, visual: false });
+    try {
+      const heard = spoken("rede.mp4");
+      const report = await library.ingest([heard]);
+      assert.equal(report.failed, 0, JSON.stringify(report.results));
+      const notes = report.results[0]?.notes ?? [];
+      assert.ok(notes.some((note) => /^language: de \(heard by openai:test-model/.test(note)), notes.join("; "));
+      assert.equal((await library.list()).find((video) => video.title === "rede.mp4")?.language, "de");
+      const speech = (await library.transcript("rede.mp4")).segments.filter((segment) => segment.source === "speech");
+      assert.ok(speech.length > 0 && speech.every((segment) => segment.language === "de"), JSON.stringify(speech));
+
+      // Stated as French, the video is heard as French: the server is asked for it, and nothing it detects outranks it.
+      const stated = spoken("discours.mp4");
+      assert.equal((await library.ingest([stated], { language: "fr" })).failed, 0);
+      assert.deepEqual(server.requests.at(-1)?.form?.fields.language, ["fr"]);
+      assert.equal((await library.list()).find((video) => video.title === "discours.mp4")?.language, "fr");
+      const french = (await library.transcript("discours.mp4")).segments.filter((segment) => segment.source === "speech");
+      assert.ok(french.length > 0 && french.every((segment) => segment.language === "fr"));
+    } finally {
+      await library.close();
+      await server.close();
+      delete process.env.VIDEORAG_TEST_KEY;
+    }
   });
 });

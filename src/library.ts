@@ -4,20 +4,19 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { answerQuestion, extractiveAnswer, readExtractiveInput, selectClipFrames, summarizeWithModel, type FrameSource, type QuestionExtractionEvent } from "./answer/index.js";
+import { answerQuestion, extractiveAnswer, readExtractiveInput, selectClipFrames, summarizeWithModel, type ExtractiveOptions, type FrameSource, type QuestionExtractionEvent } from "./answer/index.js";
 import { buildChapters, libraryTopics, liteSummary, type LibraryTopic, type SummaryLength, type VideoSummary } from "./summary/index.js";
 import type { VideoRagConfig } from "./config/index.js";
 import { clipStages, derivedStageKeys } from "./ingest/clip-stages.js";
-import { expandInputs, extractClips, ingestMediaFile, ingestTranscripts, summarize } from "./ingest/index.js";
+import { expandInputs, extractClips, ingestMediaFile, ingestTranscripts, statedLanguage, summarize } from "./ingest/index.js";
 import type { ExtractionEvent, ExtractionReport, ExtractionSettings, GraphSettings, IngestOptions, IngestReport, IngestResult } from "./ingest/index.js";
 import { chooseProviders, liteConfig, type ProviderChoice } from "./providers/registry.js";
 import { entityNameKey, refreshEntityDescriptions } from "./graph/index.js";
-import { analyzeText, retrievalHits, retrieve, retrieveVideos, searchChapters, termKey, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
+import { analyzeText, questionLanguage, retrievalHits, retrieve, retrieveVideos, searchChapters, termKeyFor, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
 import { VideoRagError } from "./spec/index.js";
 import type { Answer, Chapter, EntityMatch, QuestionIntent, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Segment, SegmentSource, Store, Video } from "./spec/index.js";
 import { libraryLocation } from "./library-location.js";
 import { videoSpeakers, type VideoSpeaker } from "./library-speakers.js";
-import { languageFromTag } from "./text/index.js";
 import { isStore, openSqliteStore } from "./store/index.js";
 
 const libraryOptionsSchema = z
@@ -329,14 +328,8 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
   };
 
   /** The lite answer: sentences of the moments chosen for the question, each cited. */
-  const extractive = async (
-    question: string,
-    moments: Hit[],
-    maxSentences?: number,
-    speakers?: ReadonlyMap<string, ReadonlySet<string>>,
-    everyVoice?: boolean,
-  ): Promise<Omit<Answer, "profile" | "timings">> =>
-    extractiveAnswer({ ...(await readExtractiveInput(store, question, moments, isEstimated, { speakers, everyVoice })), maxSentences });
+  const extractive = async (question: string, moments: Hit[], options: ExtractiveOptions = {}): Promise<Omit<Answer, "profile" | "timings">> =>
+    extractiveAnswer({ ...(await readExtractiveInput(store, question, moments, isEstimated, options)), maxSentences: options.maxSentences });
 
   const graphSettings = (choice: ProviderChoice): GraphSettings => ({
     model: choice.llm,
@@ -397,7 +390,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     return found;
   };
 
-  const retrieval = async (question: string, options: RetrieveOptions & { videoIds?: string[] } = {}): Promise<Retrieval> => {
+  const retrieval = async (question: string, options: RetrieveOptions & { videoIds?: string[]; language?: string } = {}): Promise<Retrieval> => {
     const choice = await providers();
     return retrieve(store, question, {
       mode: options.mode ?? config.retrieval.mode,
@@ -409,6 +402,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       filter: config.retrieval.filter,
       graphWeight: config.retrieval.graphWeight,
       ...(options.without ? { without: options.without } : {}),
+      language: options.language,
       ...(options.videoIds ? { videoIds: options.videoIds } : options.videos ? { videoIds: await scopeIds(options.videos) } : {}),
       signal: options.signal,
     });
@@ -430,10 +424,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         lightVisualSeconds: config.ingest.lightVisualSeconds,
       };
       const incremental = ingestOptions.incremental ?? config.ingest.incremental;
-      const language = ingestOptions.language === undefined ? undefined : languageFromTag(ingestOptions.language);
-      if (ingestOptions.language !== undefined && !language) {
-        throw new VideoRagError("ARGUMENT_INVALID", `"${ingestOptions.language}" names no language videorag knows; give an ISO 639 code such as de, fr or ja`);
-      }
+      const language = statedLanguage(ingestOptions.language);
       const files = await expandInputs(inputs, { confineTo: ingestOptions.confineTo });
       const results: IngestResult[] = [];
       for (const [position, file] of files.entries()) {
@@ -471,10 +462,13 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       for (const match of await store.findSpeakers(searchOptions.speaker)) labels.set(match.videoId, (labels.get(match.videoId) ?? new Set()).add(match.label));
       const scoped = searchOptions.videos ? ((await scopeIds(searchOptions.videos)) ?? []).filter((id) => labels.has(id)) : [...labels.keys()];
       if (scoped.length === 0) return [];
-      const hits = await retrievalHits(store, query, await retrieval(query, { ...searchOptions, videoIds: scoped, limit: limit * 4 }), limit * 2);
+      const found = await retrieval(query, { ...searchOptions, videoIds: scoped, limit: limit * 4 });
+      const hits = await retrievalHits(store, query, found, limit * 2);
       // A moment counts when the speaker says one of the query's words in it, not merely speaks somewhere in it.
-      const wanted = new Set(analyzeText(query).map(termKey));
-      const says = (text: string): boolean => wanted.size === 0 || analyzeText(text).some((word) => wanted.has(termKey(word)));
+      const { language } = found;
+      const termKey = termKeyFor(language);
+      const wanted = new Set(analyzeText(query, language).map(termKey));
+      const says = (text: string): boolean => wanted.size === 0 || analyzeText(text, language).some((word) => wanted.has(termKey(word)));
       const ranges = await store.getSegmentRanges(hits);
       return hits
         .filter((hit, at) => (ranges[at] ?? []).some((segment) => segment.speaker !== undefined && labels.get(hit.videoId)?.has(segment.speaker) && says(segment.text)))
@@ -621,8 +615,8 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
       const videos = await store.getVideos([...new Set(entity.sources.map((source) => source.videoId))]);
       return { entity, moments, relations, videos: videos.filter((video) => video !== undefined) };
     },
-    searchEntities: (query, limit = 20) =>
-      store.searchEntities({ terms: analyzeText(query).map((text) => ({ text, weight: 1 })), limit }),
+    searchEntities: async (query, limit = 20) =>
+      store.searchEntities({ terms: analyzeText(query, await questionLanguage(query)).map((text) => ({ text, weight: 1 })), limit }),
     videoEntities: async (reference, limit = 50) => store.videoEntities((await find(reference)).id, limit),
     async videoDetail(reference) {
       const video = await find(reference);

@@ -5,7 +5,7 @@
 // The library passes in what touches the platform (retrieval over its store, the frame source, the extractor).
 
 import type { ExtractionEvent, ExtractionReport } from "../ingest/index.js";
-import { analyzeText, asksAboutLibrary, isKindCue, searchChapters, speakerNameForms, speakerReference, judgeRelevance, namedVideos, questionIntent, questionKinds, termKey, type Retrieval } from "../retrieval/index.js";
+import { analyzeText, asksAboutLibrary, isKindCue, searchChapters, speakerNameForms, speakerReference, judgeRelevance, namedVideos, questionIntent, questionKinds, questionLanguage, termKey, termKeyFor, type Retrieval } from "../retrieval/index.js";
 import { liteSummary, type LibraryTopic, type SummaryLength, type VideoSummary } from "../summary/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import type {
@@ -27,9 +27,9 @@ import type {
   Warning,
 } from "../spec/index.js";
 import { formatCitation } from "../text/citation-format.js";
-import { identifyLanguage } from "../text/index.js";
 import { buildEvidence } from "./build-evidence.js";
 import { everyMoment } from "./every-moment.js";
+import type { ExtractiveOptions } from "./extractive-input.js";
 import { overviewText, summaryEvidence, topicsText } from "./overview-answer.js";
 import { defaultStepSettings, stepAnswer, type StepInput } from "./step-answer.js";
 import { streamLlmAnswer } from "./llm-answer.js";
@@ -67,18 +67,12 @@ export interface AnswerContext {
   llm?: LanguageModel;
   textEmbedder?: TextEmbedder;
   imageText?: ImageTextEncoder;
-  retrieve(question: string, options: { mode?: RetrievalMode; limit: number; signal?: AbortSignal; videoIds?: string[] }): Promise<Retrieval>;
+  /** `language`: the question's, identified once (ISO 639-1). */
+  retrieve(question: string, options: { mode?: RetrievalMode; limit: number; signal?: AbortSignal; videoIds?: string[]; language?: string }): Promise<Retrieval>;
   /** The moments a retrieval ranks, merged and trimmed for display. */
   hits(question: string, retrieval: Retrieval, limit: number): Promise<Hit[]>;
   /** The lite answer: the moments' sentences that carry the question's rarest words, each cited. */
-  /** `everyVoice`: name a video's speaker even where it is its only, unnamed, voice (a question about speakers). */
-  extractive(
-    question: string,
-    moments: Hit[],
-    maxSentences?: number,
-    speakers?: ReadonlyMap<string, ReadonlySet<string>>,
-    everyVoice?: boolean,
-  ): Promise<Omit<Answer, "profile" | "timings">>;
+  extractive(question: string, moments: Hit[], options: ExtractiveOptions): Promise<Omit<Answer, "profile" | "timings">>;
   /** True when the video's times were estimated from a transcript without timestamps. */
   timesEstimated(videoId: string): Promise<boolean>;
   frames: FrameSource;
@@ -132,6 +126,8 @@ export async function answerQuestion(question: string, context: AnswerContext, o
   if (!question.trim()) throw new VideoRagError("ARGUMENT_INVALID", "the question is empty");
   const limit = options.limit ?? 8;
   const warnings: Warning[] = [];
+  // Identified once: every search, match and quote of this question reads its words in this language.
+  const language = await questionLanguage(question);
   const intent = options.intent ?? questionIntent(question);
   const videos = await context.videos();
   const given = resolveScope(question, videos, options.videoIds);
@@ -144,17 +140,17 @@ export async function answerQuestion(question: string, context: AnswerContext, o
     return inScope.length > 0 || named ? inScope.map((video) => video.id) : undefined;
   };
   let speakers = reference?.name ? await speakersNamed(context.store, reference.name) : undefined;
-  const extraction = options.extract === false || !context.extraction ? undefined : await extractForQuestion(question, context, { ...options, videoIds: idsOf(speakers) }, warnings);
+  const extraction = options.extract === false || !context.extraction ? undefined : await extractForQuestion(question, language, context, { ...options, videoIds: idsOf(speakers) }, warnings);
   // Speech recognised for this question may have brought the speaker's first lines ("Speaker 2" in a video diarized now).
   if (reference?.name && (extraction?.clips.length ?? 0) > 0) speakers = await speakersNamed(context.store, reference.name);
   const scope = scoped(speakers);
   const videoIds = idsOf(speakers);
   // What to look for besides the speaker: the question's other content words ("the budget"), framing ("say") aside.
-  const restWords = reference?.rest ? analyzeText(reference.rest).filter((word) => !isKindCue(word)) : [];
+  const restWords = reference?.rest ? analyzeText(reference.rest, language).filter((word) => !isKindCue(word)) : [];
   const asked = (speakers || reference?.asksWho) && restWords.length > 0 ? (reference?.rest as string) : question;
   const extracted = performance.now();
 
-  const found = await context.retrieve(asked, { mode: options.mode, limit: limit * 2, signal: options.signal, videoIds });
+  const found = await context.retrieve(asked, { mode: options.mode, limit: limit * 2, signal: options.signal, videoIds, language });
   const moments = intent === "enumeration" ? [] : await context.hits(asked, found, limit);
   options.onMoments?.(moments);
   const retrieved = performance.now();
@@ -202,7 +198,7 @@ export async function answerQuestion(question: string, context: AnswerContext, o
 
   // Every matching moment is an exact list, the same with a language model or without.
   if (intent === "enumeration") {
-    const every = await everyMoment(context.store, question, { videoIds, videos: new Map(videos.map((video) => [video.id, video])) });
+    const every = await everyMoment(context.store, question, { videoIds, videos: new Map(videos.map((video) => [video.id, video])), language });
     options.onMoments?.(every.moments);
     options.onText?.(every.text);
     return {
@@ -225,7 +221,7 @@ export async function answerQuestion(question: string, context: AnswerContext, o
     }
     // Unscoped: the video whose chapter is most about the question (chapters are documents of their own), else that of
     // the best moment; in a library of one video, that video.
-    const [chapter] = await searchChapters(context.store, question, { limit: 1, textEmbedder: context.textEmbedder, signal: options.signal });
+    const [chapter] = await searchChapters(context.store, question, { limit: 1, textEmbedder: context.textEmbedder, signal: options.signal, language });
     const best = chapter?.videoId ?? moments[0]?.videoId ?? (videos.length === 1 ? videos[0]?.id : undefined);
     const targets = scope.length > 0 ? scope.slice(0, maxSummarised) : videos.filter((video) => video.id === best);
     if (targets.length > 0) {
@@ -278,14 +274,14 @@ export async function answerQuestion(question: string, context: AnswerContext, o
     }
   }
   if (intent === "procedure" && moments.length > 0) {
-    const steps = await stepsFromMoments(question, moments, context, videos);
+    const steps = await stepsFromMoments(question, language, moments, context, videos);
     if (steps.citations.length > 0) {
       options.onText?.(steps.text);
       return { ...answered, ...steps, warnings: [...found.warnings, ...warnings], profile: lite("steps"), timings: timings(performance.now()) };
     }
   }
-  const quoted = await context.extractive(asked, moments, options.maxSentences, speakers, reference !== undefined);
-  const answer = await withOtherLanguages(reference?.asksWho ? whoSaid(quoted) : quoted, question, scope.length > 0 ? scope : videos);
+  const quoted = await context.extractive(asked, moments, { maxSentences: options.maxSentences, speakers, everyVoice: reference !== undefined, language });
+  const answer = withOtherLanguages(reference?.asksWho ? whoSaid(quoted) : quoted, language, scope.length > 0 ? scope : videos);
   options.onText?.(answer.text);
   return {
     ...answered,
@@ -303,9 +299,8 @@ const languageNames = new Intl.DisplayNames(["en"], { type: "language" });
  * multilingual text embedder, words match only in their own language, so a question in English cannot find a German
  * line.
  */
-async function withOtherLanguages<T extends { text: string; citations: unknown[] }>(answer: T, question: string, videos: Video[]): Promise<T> {
+function withOtherLanguages<T extends { text: string; citations: unknown[] }>(answer: T, asked: string, videos: Video[]): T {
   if (answer.citations.length > 0) return answer;
-  const asked = (await identifyLanguage([question])) ?? "en";
   const others = [...new Set(videos.map((video) => video.language).filter((language): language is string => language !== undefined && language !== asked))].sort();
   if (others.length === 0) return answer;
   const names = others.map((code) => languageNames.of(code) ?? code);
@@ -352,7 +347,7 @@ function resolveScope(question: string, videos: readonly Video[], given: readonl
 }
 
 /** Steps from the videos of the best moments, in their order. */
-async function stepsFromMoments(question: string, moments: Hit[], context: AnswerContext, videos: readonly Video[]): Promise<{ text: string; citations: Answer["citations"] }> {
+async function stepsFromMoments(question: string, language: string, moments: Hit[], context: AnswerContext, videos: readonly Video[]): Promise<{ text: string; citations: Answer["citations"] }> {
   const order = [...new Set(moments.map((moment) => moment.videoId))].slice(0, defaultStepSettings.videos);
   const candidates: StepInput["videos"] = [];
   for (const videoId of order) {
@@ -360,8 +355,9 @@ async function stepsFromMoments(question: string, moments: Hit[], context: Answe
     if (!video) continue;
     candidates.push({ video, segments: await context.store.getSegments(videoId, 0, Number.POSITIVE_INFINITY), chapters: await context.store.getChapters(videoId) });
   }
-  const words = analyzeText(question).filter((word) => !isKindCue(word));
+  const words = analyzeText(question, language).filter((word) => !isKindCue(word));
   const { frequencies, documentCount } = await context.store.termDocumentFrequency(words);
+  // Stems as the utterances' (summary/), which key words alike in every language.
   const stemFrequency = new Map<string, number>();
   for (const word of words) {
     const key = termKey(word);
@@ -465,9 +461,12 @@ async function languageModelAnswer(
   };
 }
 
-/** The distinct stems of the question's content words, leaving out the words that only frame it ("what did they say"). */
-function questionStems(question: string): Set<string> {
-  return new Set(analyzeText(question).filter((word) => !isKindCue(word)).map(termKey));
+/**
+ * The distinct stems of the question's content words in its language, leaving out the words that only frame it ("what
+ * did they say").
+ */
+function questionStems(question: string, language: string): Set<string> {
+  return new Set(analyzeText(question, language).filter((word) => !isKindCue(word)).map(termKeyFor(language)));
 }
 
 /**
@@ -489,9 +488,11 @@ async function answersQuestion(question: string, retrieval: Retrieval, context: 
       if (signal?.aborted) throw error;
     }
   }
-  const wanted = questionStems(question);
+  const { language } = retrieval;
+  const wanted = questionStems(question, language);
   if (wanted.size === 0) return true;
-  const held = new Set(documents.flatMap((document) => analyzeText(`${document.transcript}\n${document.screen}\n${document.visual}`).map(termKey)));
+  const stem = termKeyFor(language);
+  const held = new Set(documents.flatMap((document) => analyzeText(`${document.transcript}\n${document.screen}\n${document.visual}`, language).map(stem)));
   const covered = [...wanted].filter((stem) => held.has(stem)).length;
   return covered / wanted.size >= answeredCoverage;
 }
@@ -504,7 +505,7 @@ async function busyVideos(store: Store, paths: readonly string[]): Promise<Set<s
 }
 
 /** Plans and runs the deferred stages the question needs, round by round, within the time budget. */
-async function extractForQuestion(question: string, context: AnswerContext, options: AnswerOptions, warnings: Warning[]): Promise<AnswerExtraction | undefined> {
+async function extractForQuestion(question: string, language: string, context: AnswerContext, options: AnswerOptions, warnings: Warning[]): Promise<AnswerExtraction | undefined> {
   const settings = context.extraction;
   if (!settings) return undefined;
   const { store } = context;
@@ -521,7 +522,7 @@ async function extractForQuestion(question: string, context: AnswerContext, opti
     options.signal?.throwIfAborted();
     const left = settings.budgetSeconds - (performance.now() - started) / 1000;
     if (left <= 0) break;
-    const light = await context.retrieve(question, { mode: options.mode, limit: settings.maxClips * 3, signal: options.signal, videoIds: options.videoIds ? [...options.videoIds] : undefined });
+    const light = await context.retrieve(question, { mode: options.mode, limit: settings.maxClips * 3, signal: options.signal, videoIds: options.videoIds ? [...options.videoIds] : undefined, language });
     if (await answersQuestion(question, light, context, options.signal)) break;
     const pending = await open();
     if (pending.length === 0) break;

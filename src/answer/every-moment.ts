@@ -4,7 +4,7 @@
 
 import { isKindCue, questionKinds } from "../retrieval/index.js";
 import type { Citation, Hit, SegmentSource, Store, Video } from "../spec/index.js";
-import { analyzeText, termKey, tokenize } from "../text/index.js";
+import { analyzeText, termKeyFor, tokenize } from "../text/index.js";
 import { formatCitation } from "../text/citation-format.js";
 
 /** Words that only say "every time" ("each", "times", "often", "mentions"). */
@@ -25,15 +25,18 @@ export interface EveryMoment {
   words: string[];
 }
 
-/** The words a question enumerates: its content words without the framing ("every time", "say"). */
-export function enumeratedWords(question: string): string[] {
+/** The words a question enumerates: its content words (in its `language`) without the framing ("every time", "say"). */
+export function enumeratedWords(question: string, language?: string): string[] {
   const quoted = [...question.matchAll(/["“”']([^"“”']+)["“”']/g)].flatMap((match) => tokenize(match[1] ?? ""));
   if (quoted.length > 0) return quoted;
-  return analyzeText(question).filter((word) => !enumerationWords.has(word) && !isKindCue(word));
+  return analyzeText(question, language).filter((word) => !enumerationWords.has(word) && !isKindCue(word));
 }
 
-export async function everyMoment(store: Store, question: string, options: { videoIds?: string[]; videos: Map<string, Video> }): Promise<EveryMoment> {
-  const words = enumeratedWords(question);
+/** `language`: the question's (ISO 639-1), whose stems its words are matched by; English when absent. */
+export async function everyMoment(store: Store, question: string, options: { videoIds?: string[]; videos: Map<string, Video>; language?: string }): Promise<EveryMoment> {
+  const { language } = options;
+  const termKey = termKeyFor(language);
+  const words = enumeratedWords(question, language);
   if (words.length === 0) return { text: "The question names nothing to look for; ask e.g. “every time she says budget”.", citations: [], moments: [], count: 0, words };
   const kinds = questionKinds(question);
   const sources: SegmentSource[] = kinds.includes("said") && !kinds.includes("written")
@@ -41,7 +44,12 @@ export async function everyMoment(store: Store, question: string, options: { vid
     : kinds.includes("written") && !kinds.includes("said")
       ? ["screen"]
       : ["subtitle", "speech", "transcript", "screen"];
-  const clips = await store.searchClips({ terms: words.map((text) => ({ text, weight: 1 })), limit: maxClips, ...(options.videoIds ? { videoIds: options.videoIds } : {}) });
+  const clips = await store.searchClips({
+    terms: words.map((text) => ({ text, weight: 1 })),
+    limit: maxClips,
+    ...(options.videoIds ? { videoIds: options.videoIds } : {}),
+    ...(language && language !== "en" ? { language } : {}),
+  });
   const ranges = await store.getSegmentRanges(clips.map((clip) => ({ videoId: clip.videoId, startSecond: clip.startSecond, endSecond: clip.endSecond })));
   const wanted = [...new Set(words.map(termKey))];
   const found = new Map<string, { videoId: string; startSecond: number; endSecond: number; text: string; source: SegmentSource }>();

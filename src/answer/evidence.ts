@@ -2,6 +2,7 @@
 
 import type { Citation, ImageInput } from "../spec/index.js";
 import { formatTimestamp } from "../text/citation-format.js";
+import { sentenceBreaks } from "../text/index.js";
 
 /** The channel an evidence item's text came from. */
 export type EvidenceKind = "caption" | "transcript" | "screen" | "visual";
@@ -48,19 +49,14 @@ export function oneLine(text: string): string {
 }
 
 /**
- * The longest start of `text` within `maxChars` that ends a sentence, or undefined when not even the first sentence
- * fits. Cutting between sentences keeps every quoted claim whole.
+ * The longest start of `text` within `maxChars` that ends a sentence (in any script: "。" too), or undefined when not
+ * even the first sentence fits. Cutting between sentences keeps every quoted claim whole. Not after an ellipsis: a
+ * quote ending "…" reads as cut off, which is what `cutText` says with it.
  */
 export function cutAtSentence(text: string, maxChars: number): string | undefined {
   if (text.length <= maxChars) return text;
-  const sentenceEnd = /[.!?]["'”’)\]]*(?=\s|$)/g;
-  let best: number | undefined;
-  for (let match = sentenceEnd.exec(text); match; match = sentenceEnd.exec(text)) {
-    const end = match.index + match[0].length;
-    if (end > maxChars) break;
-    best = end;
-  }
-  return best === undefined ? undefined : text.slice(0, best);
+  const ends = sentenceBreaks(text).filter((end) => end <= maxChars && !/…["'”’)\]」』）】]*$/u.test(text.slice(Math.max(0, end - 8), end)));
+  return ends.length === 0 ? undefined : text.slice(0, ends.at(-1));
 }
 
 /** Cuts between sentences when one fits, else between words with an ellipsis. */

@@ -1,13 +1,25 @@
 // What the extractive answer reads from the store: the sentences around each moment, and how informative each of the
 // question's words is in the library. Read beforehand, since choosing the sentences is synchronous.
 
-import { analyzeText, termKey } from "../retrieval/index.js";
+import { analyzeText, termKeyFor } from "../retrieval/index.js";
 import type { Hit, Segment, Store } from "../spec/index.js";
 import type { ExtractiveInput } from "./extractive-answer.js";
 import { readSpeakerNaming } from "./speaker-naming.js";
 
 /** Seconds read on each side of a moment: the sentence that answers may sit next to the one that matched best. */
 const momentMarginSeconds = 15;
+
+/** How a lite answer is read and chosen, besides its question and moments. */
+export interface ExtractiveOptions {
+  /** At most this many sentences. */
+  maxSentences?: number;
+  /** Each video's labels of the speaker asked about: only their lines are read. */
+  speakers?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Name a video's speaker even where it is its only, unnamed, voice (a question about speakers). */
+  everyVoice?: boolean;
+  /** The question's language (ISO 639-1): its stop words are left out and its words matched by their stems in it. */
+  language?: string;
+}
 
 /**
  * The extractive answer's input for a question and its moments. Sentences are matched on stems; a stem is as
@@ -18,9 +30,11 @@ export async function readExtractiveInput(
   question: string,
   moments: Hit[],
   timesEstimated: (videoId: string) => Promise<boolean>,
-  options: { speakers?: ReadonlyMap<string, ReadonlySet<string>>; everyVoice?: boolean } = {},
+  options: Omit<ExtractiveOptions, "maxSentences"> = {},
 ): Promise<ExtractiveInput> {
-  const words = analyzeText(question);
+  const { language } = options;
+  const termKey = termKeyFor(language);
+  const words = analyzeText(question, language);
   const { frequencies, documentCount } = await store.termDocumentFrequency(words);
   const stemFrequency = new Map<string, number>();
   for (const word of words) {
@@ -50,7 +64,7 @@ export async function readExtractiveInput(
     question,
     moments,
     sentencesOf: (moment) => sentences.get(moment) ?? [],
-    analyze: (text) => analyzeText(text).map(termKey),
+    analyze: (text) => analyzeText(text, language).map(termKey),
     termWeight: (key) => Math.log(1 + (documentCount + 1) / ((stemFrequency.get(key) ?? 0) + 1)),
     timesEstimated: (videoId) => estimated.get(videoId) ?? false,
     speakerOf,

@@ -1,7 +1,7 @@
 // Answers: evidence → text with checked citations; the extractive answer needs no model, the LLM answer streams.
 export * from "../text/citation-format.js";
 export * from "./extractive-answer.js";
-export { readExtractiveInput } from "./extractive-input.js";
+export { readExtractiveInput, type ExtractiveOptions } from "./extractive-input.js";
 export type { Evidence, EvidenceKind } from "./evidence.js";
 export { buildEvidence, type BuildEvidenceOptions } from "./build-evidence.js";
 export { buildAnswerPrompt, planAnswerPrompt, type AnswerPrompt, type AnswerPromptOptions } from "./answer-prompt.js";

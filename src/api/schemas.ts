@@ -199,6 +199,8 @@ export const segmentSchema = z.object({
   speaker: z.string().optional().describe("Who speaks: the speaker's label (\"Speaker 2\", or the name a subtitle gives), stable across renames; rename by it"),
   /** The name a user gave the speaker, when there is one: what to show instead of the label. */
   speakerName: z.string().optional().describe("The name given to the speaker, when one was: shown instead of the label"),
+  /** The language the text is in (ISO 639-1), where known. */
+  language: z.string().optional().describe("The language the text is in (ISO 639-1, \"de\"): its subtitle stream's, the one its speech was heard in, or the video's for screen text read in it; absent where unknown"),
 });
 export const transcriptSchema = z.object({ videoId: z.string(), title: z.string(), segments: z.array(segmentSchema) });
 
@@ -226,11 +228,24 @@ export const renameSpeakerRequestSchema = z
   })
   .strict();
 
+/**
+ * The language of the files an ingest is given, when their subtitles cannot tell it: an ISO 639 code ("de"), a BCP 47
+ * tag or an English name, as `ingest --language` takes it; one that names no language is ARGUMENT_INVALID.
+ */
+const ingestLanguageField = z
+  .string()
+  .min(1)
+  .max(64)
+  .optional()
+  .describe("The language the files speak or show (an ISO 639 code such as de, fr or ja), when their subtitles cannot tell it; one that names no language is a 400");
+
 export const ingestPathsRequestSchema = z
   .object({
     /** Files or folders under one of the server's media roots. */
     paths: z.array(z.string().min(1).max(4096)).min(1).max(1000),
     incremental: z.boolean().optional(),
+    /** The language the files speak or show, as `ingest --language` takes it. */
+    language: ingestLanguageField,
   })
   .strict();
 
@@ -256,6 +271,8 @@ export const jobSchema = z.object({
   /** What the job ingests: display names (an upload's file name, or the path given). */
   inputs: z.array(z.string()),
   incremental: z.boolean(),
+  /** The language the job's files were stated to be in (ISO 639-1), when one was. */
+  language: z.string().optional(),
   progress: z.object({
     /** 0-based position of the file being ingested, and how many there are. */
     position: z.number().int(),
@@ -335,11 +352,12 @@ export function answerJson(question: string, answer: Answer): AnswerJson {
  * there is one, so that a face shows the name and renames by the label.
  */
 export function segmentJson(segment: Segment, names: Readonly<Record<string, string>> = {}): SegmentJson {
-  const { startSecond, endSecond, text, source, speaker } = segment;
+  const { startSecond, endSecond, text, source, speaker, language } = segment;
+  const inLanguage = language ? { language } : {};
   // An empty label is no speaker to show (the speakers list leaves it out too).
-  if (!speaker) return { startSecond, endSecond, text, source };
+  if (!speaker) return { startSecond, endSecond, text, source, ...inLanguage };
   const name = Object.hasOwn(names, speaker) ? names[speaker] : undefined;
-  return { startSecond, endSecond, text, source, speaker, ...(name ? { speakerName: name } : {}) };
+  return { startSecond, endSecond, text, source, speaker, ...(name ? { speakerName: name } : {}), ...inLanguage };
 }
 
 /** A video's speakers as the faces show them (the library's VideoSpeaker, matched structurally as summaryJson's value is). */

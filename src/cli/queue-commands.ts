@@ -13,6 +13,7 @@ export interface QueueFlags {
   wait?: boolean;
   concurrency?: string;
   incremental?: boolean;
+  language?: string;
   json?: boolean;
 }
 
@@ -51,7 +52,7 @@ export async function queueIngestCommand(flags: QueueFlags, inputs: string[], li
   const expanded = await expandInputs(inputs);
   for (const skipped of expanded.filter((file) => file.skip)) process.stderr.write(`- ${skipped.path}: skipped (${skipped.skip})\n`);
   const files = expanded.filter((file) => !file.skip).map((file) => file.path);
-  const jobs = await enqueueIngest(url, library, files, { incremental: flags.incremental ?? false });
+  const jobs = await enqueueIngest(url, library, files, { incremental: flags.incremental ?? false, ...(flags.language ? { language: flags.language } : {}) });
   const name = libraryLocation(library).name;
   const host = queueHost(url);
   if (!flags.wait) {

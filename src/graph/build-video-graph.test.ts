@@ -34,7 +34,7 @@ function fixedModel(answer: unknown) {
 
 test("the lite graph keys every entity and relation, and reads no labels or times as entities", () => {
   const graph = buildLiteVideoGraph(clips, { maxTokens: 60 });
-  assert.equal(graph.extractor, "lite-entities@2");
+  assert.equal(graph.extractor, "lite-entities@3");
   assert.ok(graph.chunks.length >= 2);
   assert.equal(graph.entityVectors, undefined);
   const keys = graph.extractions.flatMap((extraction) => extraction.entities.map((entity) => entity.nameKey));
@@ -121,4 +121,13 @@ test("an aborted build stops with INTERRUPTED", async () => {
     buildVideoGraph(clips, { model, signal: controller.signal }),
     (error: unknown) => VideoRagError.isInstance(error) && error.code === "INTERRUPTED",
   );
+});
+
+test("a German video's lite graph is read by German rules: capitalised nouns are concepts, articles and verbs nothing", () => {
+  const clip = { videoId: "v", index: 0, startSecond: 0, endSecond: 30, transcript: "Die Häuser am Fluss gehören Angela Merkel. Die Schiffe warten im Hafen, und Angela Merkel winkt.", screen: "", visual: "" };
+  const entities = (language?: string) =>
+    buildLiteVideoGraph([clip], { language }).extractions.flatMap((extraction) => extraction.entities.map((entity) => `${entity.nameKey}: ${entity.type}`)).sort();
+  // By English rules "Die Häuser" is a name and "und" a concept.
+  assert.ok(entities().includes("die häuser: name") && entities().includes("und: concept"), entities().join(", "));
+  assert.deepEqual(entities("de"), ["angela merkel: name", "fluss: concept", "hafen: concept", "häuser: concept", "schiffe: concept"]);
 });

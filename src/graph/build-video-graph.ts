@@ -4,7 +4,7 @@
 
 import { mapConcurrent } from "../providers/runtime/index.js";
 import { VideoRagError, entitySpace } from "../spec/index.js";
-import { englishStopwords } from "../text/index.js";
+import { stopwordsFor } from "../text/index.js";
 import type {
   Chunk,
   ClipDocument,
@@ -34,6 +34,8 @@ export interface BuildVideoGraphOptions {
   signal?: AbortSignal;
   /** Called after each chunk is read. */
   onProgress?: (done: number, total: number) => void;
+  /** The video's language (ISO 639-1): the lite extractor reads it by that language's rules, not English's. */
+  language?: string;
 }
 
 type VideoExtraction = VideoGraph["extractions"][number];
@@ -55,7 +57,7 @@ export async function buildVideoGraph(
   const extractions = await mapConcurrent(chunks, model?.capabilities.maxConcurrency ?? 1, async (chunk) => {
     throwIfAborted(signal);
     let read: { entities: ExtractedEntity[]; relations: ExtractedRelation[] };
-    const lite = (): { entities: ExtractedEntity[]; relations: ExtractedRelation[] } => extractLiteEntities(chunkBodyText(chunk.text));
+    const lite = (): { entities: ExtractedEntity[]; relations: ExtractedRelation[] } => extractLiteEntities(chunkBodyText(chunk.text), { language: options.language });
     if (model) {
       try {
         const { calls, ...extraction } = await extractEntitiesWithModel(model, chunk.text, { signal, glean: options.glean });
@@ -74,7 +76,7 @@ export async function buildVideoGraph(
       read = lite();
     }
     options.onProgress?.(++done, chunks.length);
-    return keyExtraction(chunk.index, read);
+    return keyExtraction(chunk.index, read, options.language);
   });
 
   const graph = videoGraph(model?.id ?? liteExtractorId, chunks, extractions);
@@ -88,9 +90,10 @@ export async function buildVideoGraph(
 }
 
 /** The lite extractor's graph, synchronously: the transcript-corpus path, where waiting on promises is pure cost. */
-export function buildLiteVideoGraph(clips: ClipDocument[], options: { maxTokens?: number } = {}): VideoGraph {
+export function buildLiteVideoGraph(clips: ClipDocument[], options: { maxTokens?: number; language?: string } = {}): VideoGraph {
   const chunks = chunkClips(clips, { maxTokens: options.maxTokens });
-  const extractions = chunks.map((chunk) => keyExtraction(chunk.index, extractLiteEntities(chunkBodyText(chunk.text))));
+  const { language } = options;
+  const extractions = chunks.map((chunk) => keyExtraction(chunk.index, extractLiteEntities(chunkBodyText(chunk.text), { language }), language));
   return videoGraph(liteExtractorId, chunks, extractions);
 }
 
@@ -106,12 +109,17 @@ function videoGraph(extractor: string, chunks: Omit<Chunk, "videoId">[], extract
  * Keys one chunk's entities by normalised name (dropping those with none), merging an entity named twice, and keys its
  * relations by their endpoints', dropping those whose endpoints vanished or coincide and merging repeated pairs.
  */
-function keyExtraction(chunkIndex: number, read: { entities: ExtractedEntity[]; relations: ExtractedRelation[] }): VideoExtraction {
+function keyExtraction(
+  chunkIndex: number,
+  read: { entities: ExtractedEntity[]; relations: ExtractedRelation[] },
+  language: string | undefined,
+): VideoExtraction {
+  const stopwords = stopwordsFor(language) ?? new Set<string>();
   const entities = new Map<string, KeyedEntity>();
   for (const entity of read.entities) {
     const nameKey = entityNameKey(entity.name);
-    // A key that is only function words ("W-What" → "what", "Oh") names nothing.
-    if (nameKey === "" || nameKey.split(" ").every((word) => englishStopwords.has(word))) continue;
+    // A key that is only function words of its language ("W-What" → "what", "Oh"; "Die") names nothing.
+    if (nameKey === "" || nameKey.split(" ").every((word) => stopwords.has(word))) continue;
     const known = entities.get(nameKey);
     if (!known) entities.set(nameKey, { ...entity, nameKey });
     else known.description = liteEntityDescription([known.description, entity.description]);

@@ -100,3 +100,16 @@ test("a clip a little over budget is a chunk of its own; one far over is split b
   assert.equal(split[0]?.clipEnd, 0);
   assert.equal(split[split.length - 1]?.clipStart, 2);
 });
+
+test("a clip far over budget in Japanese is split after 。, which no space follows", () => {
+  // Words spaced as some transcribers write them, sentences run together as Japanese is written.
+  const sentences = Array.from({ length: 24 }, (_, index) => `文 ${index} は ここ で 終わり ます。`);
+  const long = sentences.join("");
+  const pieces = chunkClips([clip(0, { transcript: long })], { maxTokens: 40 });
+  assert.ok(pieces.length >= 4, `${pieces.length} pieces`);
+  for (const piece of pieces) {
+    assert.ok(piece.tokenCount <= 40, `${piece.tokenCount} tokens`);
+    const said = /Said: (.*)/.exec(piece.text)?.[1] ?? "";
+    assert.match(said, /^文 \d+ は .*ます。$/, "each piece starts a sentence and ends one");
+  }
+});

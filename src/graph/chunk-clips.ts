@@ -3,6 +3,7 @@
 // the video at a time with its times.
 
 import type { Chunk, ClipDocument } from "../spec/index.js";
+import { splitSentences } from "../text/index.js";
 
 /** Chunk budget when none is given: room for a few minutes of speech, well inside any chat model's context. */
 export const defaultChunkTokens = 1200;
@@ -199,9 +200,9 @@ function splitClip(clip: ClipDocument, parts: ClipPart[], maxTokens: number): st
   return pieces;
 }
 
-/** Sentences of `text`, each cut into runs of at most `maxWords` words. */
+/** Sentences of `text` (ended in any script: "。" too), each cut into runs of at most `maxWords` words. */
 function sentencesWithin(text: string, maxWords: number): string[] {
-  const sentences = text.split(/(?<=[.!?…])\s+/);
+  const sentences = splitSentences(text);
   const out: string[] = [];
   for (const sentence of sentences) {
     const words = sentence.split(/\s+/).filter((word) => word !== "");

@@ -152,3 +152,47 @@ test("it reads the first 200 transcripts of the corpus quickly", { skip: needsSh
     console.log(`lite extraction, ${pass}: ${words} words in ${milliseconds.toFixed(0)} ms, ${(words / milliseconds).toFixed(0)} words/ms`);
   }
 });
+
+const typed = (text: string, language?: string): Map<string, string> =>
+  new Map(extractLiteEntities(text, { ...(language ? { language } : {}) }).entities.map((entity) => [entity.name, entity.type]));
+
+test("in German a capital marks a noun, not a name, and German stop words (not English ones) judge the words", () => {
+  const text =
+    "Heute besuchen wir den Kölner Dom. Der Dom steht direkt am Rhein. Angela Merkel hat den Dom im Sommer besucht. " +
+    "Vom Dom aus sieht man den Rhein und die Hohenzollernbrücke. Die Brücke führt über den Rhein zum Bahnhof.";
+  const german = typed(text, "de");
+  for (const noun of ["Dom", "Rhein", "Sommer", "Brücke", "Bahnhof", "Hohenzollernbrücke"]) assert.equal(german.get(noun), "concept", noun);
+  assert.equal(german.get("Angela Merkel"), "name");
+  assert.equal(german.get("Kölner Dom"), "name");
+  // Function words and verbs are no entities; read by English rules, "den", "die" and "Heute" were.
+  for (const wrong of ["den", "die", "Heute", "Der Dom", "besuchen", "besucht", "steht", "sieht", "direkt"]) assert.ok(!german.has(wrong), `${wrong} in ${[...german.keys()].join(", ")}`);
+  const english = typed(text);
+  assert.ok(english.has("den") && english.get("Heute") === "name", "English rules misread German, as this test expects");
+  // A lowercase German word leads a phrase ("rote Katze") but is no subject alone.
+  const cat = typed("Die rote Katze schläft im Garten. Eine rote Katze sitzt auf dem Dach.", "de");
+  assert.equal(cat.get("rote Katze"), "concept");
+  assert.ok(!cat.has("rote") && !cat.has("schläft"), [...cat.keys()].join(", "));
+});
+
+test("Japanese is cut into words and sentences at 。, with particles and inflections no entities", () => {
+  const text = "東京タワーは港区にあります。東京タワーの高さは333メートルです。富士山は日本で一番高い山です。週末に東京タワーから富士山が見えました。";
+  const { entities, relations } = extractLiteEntities(text, { language: "ja" });
+  const names = entities.map((entity) => entity.name);
+  assert.deepEqual(names.slice(0, 2), ["東京タワー", "富士山"]);
+  for (const word of ["港区", "メートル", "日本", "週末"]) assert.ok(names.includes(word), `${word} in ${names.join(", ")}`);
+  for (const wrong of ["は", "です", "高い", "見え", "あります", "333"]) assert.ok(!names.includes(wrong), `${wrong} in ${names.join(", ")}`);
+  assert.equal(entities.find((entity) => entity.name === "港区")?.description, "東京タワーは港区にあります。");
+  // Related within a sentence only: "港区" is in the first, "富士山" never shares it.
+  assert.ok(relations.some((relation) => relation.source === "東京タワー" && relation.target === "港区"));
+  assert.ok(!relations.some((relation) => [relation.source, relation.target].includes("港区") && [relation.source, relation.target].includes("富士山")));
+  // Without a language the run is still cut into words, not read as one sentence-long word.
+  assert.ok(extractLiteEntities(text).entities.some((entity) => entity.name === "東京タワー"));
+});
+
+test("French elisions are the word after the apostrophe, and French stop words are no phrases", () => {
+  const found = typed("Aujourd'hui nous visitons la tour Eiffel. L'eau de la Seine coule sous le pont. Le pont est près de la tour.", "fr");
+  assert.equal(found.get("Eiffel"), "name");
+  assert.equal(found.get("Seine"), "name");
+  for (const word of ["tour", "pont", "eau"]) assert.equal(found.get(word), "concept", word);
+  for (const wrong of ["Aujourd'hui", "L'eau de la Seine", "nous", "est", "près", "est près"]) assert.ok(!found.has(wrong), `${wrong} in ${[...found.keys()].join(", ")}`);
+});

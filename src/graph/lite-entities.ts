@@ -1,13 +1,16 @@
 // Entities and relations from text with no model: capitalised names and frequent noun phrases, related when they are
 // mentioned in the same sentence. The offline fallback for the graph; it runs over every transcript at ingest, so it is
-// one scan of the characters plus counting, with what is known about each written word (lite-words.ts) memoised.
+// one scan of the characters plus counting, with what is known about each written word (lite-words.ts) memoised. The
+// rules are English's unless the text's language says otherwise (lite-language.ts).
 
 import type { ExtractedEntity, ExtractedRelation } from "../spec/index.js";
+import { isSentenceEnd } from "../text/index.js";
 import { entityNameKey } from "./entity-name-key.js";
+import { elisionLength, isUnspaced, liteLanguage, segmentWords, type LiteLanguage } from "./lite-language.js";
 import { WordClass, forgetWordsWhenFull, isWordCharacter, stutterLength, wordInfo, type WordInfo } from "./lite-words.js";
 
 /** The extractor id `buildVideoGraph` records for this extractor; bump it when its output changes. */
-export const liteExtractorId = "lite-entities@2";
+export const liteExtractorId = "lite-entities@3";
 
 /** Numbers each extraction for the words' usage stamps. */
 let extractionNumber = 0;
@@ -24,6 +27,12 @@ const longestAnnotation = 40;
 export interface LiteEntitiesOptions {
   /** Most entities returned, best first. Default 20. */
   maxEntities?: number;
+  /**
+   * The text's language, ISO 639-1 (a video's `language`). English rules when absent or "en"; in another language its
+   * own stop words judge its words, and in German a capital marks a noun, not a name. Chinese, Japanese and Thai are
+   * cut into words in any case.
+   */
+  language?: string;
 }
 
 /** A name or phrase as counted, before ranking. */
@@ -50,14 +59,15 @@ interface Candidate {
  * entities (three times as many doubled the graph's rows and its ingest time, and changed graph retrieval's recall@10
  * on the how-to questions by 0.002). Precision on test-data/lite-entities-labelled.json (the real media's text, every
  * entity labelled by hand): 0.586 before these verb, adjective, interjection, stutter and unit rules, 0.903 with them.
- * Deterministic.
+ * Those rules are English's; text in another `language` keeps only the counting, its own stop words and its own
+ * sentence ends ("。" included). Deterministic.
  */
 export function extractLiteEntities(
   text: string,
   options: LiteEntitiesOptions = {},
 ): { entities: ExtractedEntity[]; relations: ExtractedRelation[] } {
   const maxEntities = Math.max(0, options.maxEntities ?? 20);
-  const tokens = tokenize(text);
+  const tokens = tokenize(text, liteLanguage(options.language));
   if (tokens.infos.length === 0 || maxEntities === 0) return { entities: [], relations: [] };
   const counted = countCandidates(text, tokens);
   const kept = rankCandidates(counted, tokens, maxEntities);
@@ -85,6 +95,7 @@ interface Tokens {
   stamp: number;
   /** Excerpts of segments short enough to be shown whole, by segment: many entities and pairs share a sentence. */
   excerpts: Map<number, string>;
+  language: LiteLanguage;
 }
 
 /** Characters that join two runs of letters into one word: apostrophes ("don't"), hyphens, and "10.22", "43,560". */
@@ -102,10 +113,10 @@ function wordEnd(text: string, start: number): number {
   }
 }
 
-function tokenize(text: string): Tokens {
-  forgetWordsWhenFull();
-  // A word and the character after it take at least two characters.
-  const capacity = Math.ceil(text.length / 2) + 1;
+function tokenize(text: string, language: LiteLanguage): Tokens {
+  forgetWordsWhenFull(language);
+  // A word and the character after it take at least two characters; a word of Chinese or Japanese may take one.
+  const capacity = (isUnspaced(text) ? text.length : Math.ceil(text.length / 2)) + 1;
   const tokens: Tokens = {
     infos: [],
     count: 0,
@@ -117,10 +128,29 @@ function tokenize(text: string): Tokens {
     segmentLast: [],
     stamp: ++extractionNumber,
     excerpts: new Map(),
+    language,
   };
   const sentenceOf = new Int32Array(capacity);
   let sentence = 0;
   let previousEnd = 0;
+  /**
+   * Adds the word at [start, end); the gap is what stands before `written`, where the word as written begins (before
+   * its stutter or elision). True when the word starts a new sentence.
+   */
+  const addWord = (written: number, start: number, end: number, raw: string): boolean => {
+    const gap = gapKind(text, previousEnd, written);
+    const index = tokens.infos.length;
+    const next = gap === Gap.Sentence && index > 0;
+    const info = wordInfo(raw, language);
+    tokens.infos.push(info);
+    tokens.starts[index] = start;
+    tokens.ends[index] = previousEnd = end;
+    tokens.gapBefore[index] = index === 0 ? Gap.Sentence : gap;
+    sentenceOf[index] = next ? sentence + 1 : sentence;
+    if (!info.capitalised) info.usage.lowercaseIn = tokens.stamp;
+    else if (index > 0 && gap !== Gap.Sentence && gap !== Gap.Line) info.usage.capitalisedInsideIn = tokens.stamp;
+    return next;
+  };
   for (let start = 0; start < text.length; start++) {
     const code = text.charCodeAt(start);
     if (code === 91) {
@@ -131,25 +161,23 @@ function tokenize(text: string): Tokens {
     }
     if (!isWordCharacter(code)) continue;
     const end = wordEnd(text, start);
-    const gap = gapKind(text, previousEnd, start);
-    const index = tokens.infos.length;
-    if (gap === Gap.Sentence && index > 0) sentence++;
+    const written = start;
     let raw = text.slice(start, end);
-    // A stutter ("H-H-Help", "P-P-Popeye") is the word it leads to.
+    // A stutter ("H-H-Help", "P-P-Popeye") is the word it leads to; so is an elided article ("l'eau").
     const stutter = raw.includes("-") ? stutterLength(raw) : 0;
-    if (stutter > 0) {
-      start += stutter;
-      raw = raw.slice(stutter);
+    const elided = stutter === 0 ? elisionLength(raw, language) : 0;
+    if (stutter + elided > 0) {
+      start += stutter + elided;
+      raw = raw.slice(stutter + elided);
     }
-    const info = wordInfo(raw);
-    tokens.infos.push(info);
-    tokens.starts[index] = start;
-    tokens.ends[index] = previousEnd = end;
+    if (code > 127 && isUnspaced(raw)) {
+      // Chinese, Japanese, Thai: a run of characters is many words.
+      for (const [offset, word] of segmentWords(raw, language.code)) {
+        const at = start + offset;
+        if (addWord(offset === 0 ? written : at, at, at + word.length, word)) sentence++;
+      }
+    } else if (addWord(written, start, end, raw)) sentence++;
     start = end - 1;
-    tokens.gapBefore[index] = index === 0 ? Gap.Sentence : gap;
-    sentenceOf[index] = sentence;
-    if (!info.capitalised) info.usage.lowercaseIn = tokens.stamp;
-    else if (index > 0 && gap !== Gap.Sentence && gap !== Gap.Line) info.usage.capitalisedInsideIn = tokens.stamp;
   }
   tokens.count = tokens.infos.length;
   segmentSentences(tokens, sentenceOf);
@@ -173,7 +201,7 @@ function gapKind(text: string, from: number, to: number): Gap {
   let kind = Gap.Space;
   for (let index = from; index < to; index++) {
     const code = text.charCodeAt(index);
-    if (code === 46 || code === 33 || code === 63 || code === 0x2026) return Gap.Sentence; // . ! ? …
+    if (isSentenceEnd(code)) return Gap.Sentence; // . ! ? … 。 ！ ？ and other scripts' (text/sentences.ts)
     if (code === 47) kind = Gap.Line; // /
     else if (code > 32 && code !== 160 && kind === Gap.Space) kind = Gap.Punctuation;
   }
@@ -226,6 +254,7 @@ const numberWords: ReadonlySet<string> = new Set("one two three four five six se
 
 function countCandidates(text: string, tokens: Tokens): Counted {
   const { infos, gapBefore, segmentOf } = tokens;
+  const { english, nounCapitals } = tokens.language;
   const names = new Map<string, Candidate>();
   const phrases = new Map<string, Candidate>();
   const usedAs = new Map<string, { verb: number; noun: number }>();
@@ -254,9 +283,32 @@ function countCandidates(text: string, tokens: Tokens): Counted {
     return objectStarts.has(next) && nextWord(index + 1)?.capitalised !== true;
   };
 
+  /**
+   * Words `first`..`last` as shown: English lowercase (a phrase's last word in the form the text used); another language
+   * as written, lowercase unless it capitalises its nouns (German "rote Katze"), so "東京タワー" stays one word.
+   */
+  const shown = (first: number, last: number, englishForm: string): string => {
+    if (english) return englishForm;
+    const written = oneLine(text.slice(tokens.starts[first], tokens.ends[last]));
+    return nounCapitals ? written : written.toLowerCase();
+  };
+
   // A name is a run of name words, possibly joined by connectors; `nameStart` is its first word, `nameLast` its last.
   let nameStart = -1;
   let nameLast = -1;
+  /**
+   * In German every noun is capitalised: a capitalised word is a name only in a run of them ("Angela Merkel", "Walther
+   * von der Vogelweide"); alone it is a noun, counted as a phrase.
+   */
+  const inCapitalRun = (index: number): boolean => {
+    if (nameStart >= 0) return true;
+    for (let next = index + 1; next <= index + 3 && gapBefore[next] === Gap.Space; next++) {
+      const word = infos[next];
+      if (word === undefined || !(word.nameWord || word.connector)) return false;
+      if (word.nameWord) return true;
+    }
+    return false;
+  };
   const closeName = (): void => {
     if (nameStart < 0) return;
     const only = nameStart === nameLast ? (infos[nameStart] as WordInfo) : undefined;
@@ -288,9 +340,11 @@ function countCandidates(text: string, tokens: Tokens): Counted {
 
     const isName =
       info.nameWord &&
-      (!initial ||
-        info.usage.capitalisedInsideIn === tokens.stamp ||
-        (info.usage.lowercaseIn !== tokens.stamp && !info.common && !imperative(index)));
+      (nounCapitals
+        ? inCapitalRun(index)
+        : !initial ||
+          info.usage.capitalisedInsideIn === tokens.stamp ||
+          (info.usage.lowercaseIn !== tokens.stamp && !info.common && (!english || !imperative(index))));
     if (isName) {
       if (nameStart >= 0 && index - nameStart >= longestNameWords) closeName();
       if (nameStart < 0) nameStart = index;
@@ -306,7 +360,7 @@ function countCandidates(text: string, tokens: Tokens): Counted {
     }
     run = run < 3 ? run + 1 : 3;
     const previous = index > 0 ? (infos[index - 1] as WordInfo) : undefined;
-    if (info.wordClass === WordClass.Content) {
+    if (english && info.wordClass === WordClass.Content) {
       // Where the neighbours tell a verb from a noun, count it: a word used only as a verb is no subject alone.
       const before = gap === Gap.Space ? previous : undefined;
       const asVerb =
@@ -324,24 +378,24 @@ function countCandidates(text: string, tokens: Tokens): Counted {
       }
     }
     if (info.wordClass !== WordClass.Content && info.wordClass !== WordClass.PhraseOnly) continue;
-    // The singular form, where the text uses it, is the one shown.
-    const preferred = info.singular === info.lower;
+    // The singular form, where the text uses it, is the one shown (in English; elsewhere the first written).
+    const preferred = english && info.singular === info.lower;
     if (info.wordClass === WordClass.Content && !counted(phrases, info.singular, index, preferred)) {
-      add(phrases, info.singular, info.singular, index, 1, false);
+      add(phrases, info.singular, shown(index, index, info.singular), index, 1, false);
     }
     if (run < 2 || !previous) continue;
     // "stir stir stir" is emphasis, not a phrase.
     if (previous === info) continue;
     if (startsPhrase(previous)) {
       const key = `${previous.lower} ${info.singular}`;
-      if (!counted(phrases, key, index - 1, preferred)) add(phrases, key, `${previous.lower} ${info.lower}`, index - 1, 2, false);
+      if (!counted(phrases, key, index - 1, preferred)) add(phrases, key, shown(index - 1, index, `${previous.lower} ${info.lower}`), index - 1, 2, false);
     }
     if (run < 3) continue;
     const before = infos[index - 2] as WordInfo;
     if (startsPhrase(before) && before !== previous) {
       const key = `${before.lower} ${previous.lower} ${info.singular}`;
       if (!counted(phrases, key, index - 2, preferred)) {
-        add(phrases, key, `${before.lower} ${previous.lower} ${info.lower}`, index - 2, 3, false);
+        add(phrases, key, shown(index - 2, index, `${before.lower} ${previous.lower} ${info.lower}`), index - 2, 3, false);
       }
     }
   }
@@ -529,7 +583,7 @@ function excerpt(text: string, tokens: Tokens, segment: number, mentions: number
   const start = tokens.starts[firstWord] as number;
   let end = tokens.ends[lastWord] as number;
   // Keep the sentence's own closing punctuation.
-  while (end < text.length && /[.!?…"”')\]]/.test(text.charAt(end))) end++;
+  while (end < text.length && (isSentenceEnd(text.charCodeAt(end)) || /["”')\]」』）]/.test(text.charAt(end)))) end++;
   if (end - start <= descriptionChars) {
     let whole = tokens.excerpts.get(segment);
     if (whole === undefined) tokens.excerpts.set(segment, (whole = oneLine(text.slice(start, end))));

@@ -1,9 +1,11 @@
 // What the lite entity extractor knows about a written word before it sees where the word stands: whether it can be
 // part of a noun phrase or a name, from stop lists (verbs, fillers, interjections, units, adjectives) and spelling
-// (stutters, suffixes). Memoised by the word as written, since a corpus repeats a small vocabulary.
+// (stutters, suffixes). These lists are English; a word of another language is judged by that language's stop words
+// alone (lite-language.ts). Memoised by the word as written, per language, since a corpus repeats a small vocabulary.
 
 import { englishStopwords } from "../text/index.js";
 import { singularWord } from "./entity-name-key.js";
+import { forgetLanguageWords, isUnspaced, liteLanguage, onlyHiragana, type LiteLanguage } from "./lite-language.js";
 
 /** Frequent verbs that are rarely what a video is about, by their base form; `verbForms` adds -s, -ed and -ing. */
 const frequentVerbs = `ask become begin believe bring buy call choose come consider continue create decide describe eat
@@ -106,9 +108,6 @@ const edgeOnly: ReadonlySet<string> = new Set(words(edgeAdjectives));
 const leadingOnly: ReadonlySet<string> = new Set(words(leadingAdjectives));
 const phraseOnly: ReadonlySet<string> = new Set(words(units));
 
-/** Lowercase words allowed inside a name between capitalised words ("Popeye the Sailor", "Bank of America"). */
-const nameConnectors: ReadonlySet<string> = new Set(["of", "the", "de", "du", "da", "del", "la", "le", "van", "von"]);
-
 /** All-caps words up to this length are acronyms (TV, NASA); longer ones are shouting and read as ordinary words. */
 const longestAcronym = 4;
 
@@ -185,24 +184,25 @@ export interface WordUsage {
 const wordUsages = new Map<string, WordUsage>();
 
 /**
- * Memo of `wordInfo` by the word as written, a few MB at most. Cleared between texts once full, never inside one, so a
- * text's usage stamps stay on one set of entries; a corpus's vocabulary is usually far smaller.
+ * `wordInfo`'s memo, by the word as written, holds at most this many words of a language, a few MB. Cleared between
+ * texts once full, never inside one, so a text's usage stamps stay on one set of entries; a corpus's vocabulary is
+ * usually far smaller.
  */
-const wordInfos = new Map<string, WordInfo>();
 const wordInfoLimit = 100_000;
 
-/** Called before each text: empties the memo once it is full. */
-export function forgetWordsWhenFull(): void {
-  if (wordInfos.size < wordInfoLimit) return;
-  wordInfos.clear();
+/** Called before each text in `language`: empties the memos once its own is full. */
+export function forgetWordsWhenFull(language: LiteLanguage): void {
+  if (language.words.size < wordInfoLimit) return;
+  forgetLanguageWords();
   wordUsages.clear();
 }
 
-export function wordInfo(raw: string): WordInfo {
-  const known = wordInfos.get(raw);
+/** What is known about a written word of `language` (English's rules when absent). */
+export function wordInfo(raw: string, language: LiteLanguage = liteLanguage(undefined)): WordInfo {
+  const known = language.words.get(raw);
   if (known) return known;
-  const info = describeWord(raw);
-  wordInfos.set(raw, info);
+  const info = language.english ? describeWord(raw, language) : describeOtherWord(raw, language);
+  language.words.set(raw, info);
   return info;
 }
 
@@ -218,7 +218,7 @@ export function stutterLength(raw: string): number {
   return pieces.every((piece) => piece.length >= 1 && piece.length <= 3 && word.startsWith(piece)) ? hyphen + 1 : 0;
 }
 
-function describeWord(raw: string): WordInfo {
+function describeWord(raw: string, language: LiteLanguage): WordInfo {
   let lower = raw.toLowerCase().replace(/’/g, "'");
   const apostrophe = lower.indexOf("'");
   let contraction = false;
@@ -262,8 +262,48 @@ function describeWord(raw: string): WordInfo {
     wordClass,
     capitalised,
     nameWord: capitalised && !stop && !hasDigit && letters >= 2 && !breaker,
-    connector: nameConnectors.has(lower),
+    connector: language.connectors.has(lower),
     common,
+  };
+}
+
+/**
+ * A word of a language other than English, by its stop words, length and digits only: no English verb, adjective or
+ * plural rule applies. A word of a script without spaces (a segment of Chinese or Japanese) needs two characters, not
+ * three. Two spellings tell a word's class: in German a noun is capitalised, so a lowercase word (a verb, an adjective)
+ * may lead a phrase ("rote Katze") but is no subject; in Japanese hiragana alone (particles, endings) is no word, and a
+ * word ending in it ("高い", "見え") is a verb or an adjective.
+ */
+function describeOtherWord(raw: string, language: LiteLanguage): WordInfo {
+  const lower = raw.toLowerCase().replace(/’/g, "'");
+  let letters = 0;
+  let hasDigit = false;
+  for (const character of lower) {
+    if (/\p{N}/u.test(character)) hasDigit = true;
+    else if (isWordCharacter(character.charCodeAt(0))) letters++;
+  }
+  const unspaced = isUnspaced(lower);
+  const inflected = unspaced && /[\u3041-\u309f]$/u.test(lower);
+  const stop = language.stopwords.has(lower) || (unspaced && onlyHiragana(lower));
+  const first = raw.charAt(0);
+  const capitalised = first !== first.toLowerCase() && !(raw.length > longestAcronym && raw === raw.toUpperCase());
+  const wordClass =
+    stop || hasDigit || inflected || letters < (unspaced ? 2 : 3)
+      ? WordClass.Break
+      : language.nounCapitals && !capitalised
+        ? WordClass.Leading
+        : WordClass.Content;
+  let usage = wordUsages.get(lower);
+  if (!usage) wordUsages.set(lower, (usage = { lowercaseIn: 0, capitalisedInsideIn: 0 }));
+  return {
+    usage,
+    lower,
+    singular: lower,
+    wordClass,
+    capitalised,
+    nameWord: capitalised && !stop && !hasDigit && letters >= 2,
+    connector: language.connectors.has(lower),
+    common: wordClass !== WordClass.Content,
   };
 }
 

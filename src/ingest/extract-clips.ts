@@ -10,6 +10,7 @@ import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import type { Chapter, ClipDocument, ClipStageRecord, Segment, SegmentSource, SpeakerVoices, Store, VectorRecord, Video, Warning } from "../spec/index.js";
 import { buildClipDocuments } from "./clip-documents.js";
 import { clipStages, derivedStageKeys, derivedStages, type ClipOutput, type ClipStage, type DeferredStage, type ExtractionSettings } from "./clip-stages.js";
+import { reportingLanguage, spokenLanguage, stageLanguage, withLanguage, type SpokenLanguage } from "./extraction-language.js";
 import { graphNote } from "./graph-stage.js";
 import { textSpace } from "../spec/index.js";
 
@@ -57,13 +58,15 @@ export interface ExtractionReport {
   work: Partial<Record<DeferredStage, number>>;
   /** Per video, what its graph holds after the last batch, in the words of the ingest summary. */
   graphNotes: Record<string, string>;
+  /** Per video that had no language, the one found from its speech, and how. */
+  languages: Record<string, SpokenLanguage>;
 }
 
 /** Runs the deferred stages still pending on `targets` (in that order), writing back batch by batch. */
 export async function extractClips(store: Store, settings: ExtractionSettings, targets: ClipKey[], options: ExtractOptions = {}): Promise<ExtractionReport> {
   const started = performance.now();
   const elapsed = (): number => (performance.now() - started) / 1000;
-  const report: ExtractionReport = { clips: [], failed: [], leftForLater: 0, seconds: 0, warnings: [], work: {}, graphNotes: {} };
+  const report: ExtractionReport = { clips: [], failed: [], leftForLater: 0, seconds: 0, warnings: [], work: {}, graphNotes: {}, languages: {} };
   const byVideo = new Map<string, number[]>();
   for (const target of targets) {
     const list = byVideo.get(target.videoId) ?? [];
@@ -152,6 +155,15 @@ async function extractBatch(
     ran.set(clipIndex, set);
   };
   const path = video.path;
+  // The language the transcriber heard in each clip, and the video's own where it had none (extraction-language.ts).
+  const heard = new Map<number, string>();
+  let found: SpokenLanguage | undefined;
+  const runner = (stage: ClipStage, clipIndex: number): ClipStage => {
+    const transcriber = settings.transcriber;
+    if (stage.name !== "speech" || !transcriber) return stage;
+    const hearing = reportingLanguage(transcriber, (language) => heard.set(clipIndex, language));
+    return clipStages({ ...settings, transcriber: hearing }).find((own) => own.name === "speech") ?? stage;
+  };
 
   for (const stage of stages) {
     const clips = runs.get(stage) ?? [];
@@ -164,7 +176,7 @@ async function extractBatch(
       async (clipIndex): Promise<ClipOutput | { error: string }> => {
         const clip = spanOf.get(clipIndex) as ClipDocument;
         try {
-          return await stage.run(
+          return await runner(stage, clipIndex).run(
             {
               video,
               clip,
@@ -184,8 +196,13 @@ async function extractBatch(
       },
       options.signal,
     );
+    if (stage.name === "speech" && !video.language) {
+      const recognised = outputs.flatMap((output) => ("error" in output ? [] : output.segments));
+      found = await spokenLanguage(clips.flatMap((clipIndex) => heard.get(clipIndex) ?? []), recognised);
+    }
     clips.forEach((clipIndex, position) => {
-      const output = outputs[position] as ClipOutput | { error: string };
+      const result = outputs[position] as ClipOutput | { error: string };
+      const output = "error" in result ? result : { ...result, segments: withLanguage(result.segments, stageLanguage(stage.name, video, found, heard.get(clipIndex), settings.ocr)) };
       if ("error" in output) {
         records.push({ clipIndex, stage: stage.name, key: stage.settingsKey, status: "failed", error: output.error });
         report.failed.push({ videoId: video.id, clipIndex, stage: stage.name, error: output.error });
@@ -318,6 +335,7 @@ async function extractBatch(
       glean: settings.graph.glean,
       maxTokens: settings.graph.chunkTokens,
       signal: options.signal,
+      language: video.language,
     });
     graph = { ...built.graph, mergeDistance: settings.graph.mergeDistance };
     report.graphNotes[video.id] = graphNote({ ...graph, modelCalls: built.modelCalls, liteChunks: built.liteChunks, modelExtractor: settings.graph.model !== undefined });
@@ -352,7 +370,19 @@ async function extractBatch(
 
   options.signal?.throwIfAborted();
   try {
-    await store.writeBack({ videoId: video.id, documents: changed, replaces, segments: added, vectors, replaceFrameVectors, graph, chapters, stages: records });
+    await store.writeBack({
+      videoId: video.id,
+      documents: changed,
+      replaces,
+      segments: added,
+      vectors,
+      replaceFrameVectors,
+      graph,
+      chapters,
+      stages: records,
+      ...(found ? { language: found.language } : {}),
+    });
+    if (found) report.languages[video.id] = found;
     // The voices are kept once the labels they gave are written: a process stopped between the two diarizes again.
     if (voices) await store.setSpeakerVoices(video.id, voices);
   } catch (error) {

@@ -35,7 +35,7 @@ export async function runGraphStage(
   settings: GraphSettings,
   documents: ClipDocument[],
   runStage: RunStage,
-  options: { signal?: AbortSignal; onProgress?: (fraction: number) => void } = {},
+  options: { signal?: AbortSignal; onProgress?: (fraction: number) => void; language?: string } = {},
 ): Promise<StagedGraph> {
   const { model, embedder } = settings;
   const key = {
@@ -44,6 +44,7 @@ export async function runGraphStage(
     glean: model ? settings.glean : null,
     embedder: embedder?.id ?? null,
     chunkTokens: settings.chunkTokens,
+    language: options.language ?? null,
     clips: documents.map((document) => [document.transcript, document.screen, document.visual]),
   };
   const saved = await runStage<SavedGraph>("graph", key, async () => {
@@ -53,6 +54,7 @@ export async function runGraphStage(
       glean: settings.glean,
       maxTokens: settings.chunkTokens,
       signal: options.signal,
+      language: options.language,
       onProgress: (done, total) => options.onProgress?.(total > 0 ? done / total : 1),
     });
     return {

@@ -5,4 +5,5 @@ export { ingestMediaFile, type MediaIngestContext, type MediaIngestOptions } fro
 export { deferredStages, type DeferredStage, type ExtractionSettings } from "./clip-stages.js";
 export { extractClips, type ClipKey, type ExtractionEvent, type ExtractionReport, type ExtractOptions } from "./extract-clips.js";
 export { ingestTranscripts } from "./transcripts.js";
+export { statedLanguage } from "./stated-language.js";
 export { graphNote, runGraphStage, type GraphSettings, type StagedGraph } from "./graph-stage.js";

@@ -58,7 +58,8 @@ interface SubtitleStage {
   detail: string;
   /** The language the stream's tag or the sidecar's name gives. */
   language?: string;
-  cues: { startSecond: number; endSecond: number; text: string; speaker?: string }[];
+  /** Each with the language of its stream where its tag or file name gives one. */
+  cues: { startSecond: number; endSecond: number; text: string; speaker?: string; language?: string }[];
 }
 
 /** Subtitles that name no one, with the speaker of each cue, and the voices found (vectors as plain lists, for JSON). */
@@ -180,7 +181,8 @@ export async function ingestMediaFile(
     // Bitmap subtitles are read here, in the light index: a cue is a small image with little text, and a film's
     // subtitles are what most questions about it need.
     const ocr = context.ocr;
-    const subtitles = await runStage<SubtitleStage>("subtitles", { version: 1, ocr: ocr?.id ?? null }, async () => {
+    // 2: each cue carries its stream's language.
+    const subtitles = await runStage<SubtitleStage>("subtitles", { version: 2, ocr: ocr?.id ?? null }, async () => {
       const found = await readSubtitles(path, media, {
         signal,
         confineTo: options.confineTo,
@@ -210,7 +212,7 @@ export async function ingestMediaFile(
     const diarizer = context.diarizer;
     const speakersKey = derivedStageKeys(context).speakers;
     const voiced = diarizer && media.hasAudio && hasSubtitles && !subtitles.cues.some((cue) => cue.speaker)
-      ? await runStage<SubtitleSpeakersStage>("speakers", { version: 1, key: speakersKey, speakers: context.speakers ?? null }, async () => {
+      ? await runStage<SubtitleSpeakersStage>("speakers", { version: 2, key: speakersKey, speakers: context.speakers ?? null }, async () => {
           const labelled = await labelSpeakers({
             video: { path, hasAudio: true },
             segments: subtitles.cues.map((cue) => ({ ...cue, source: "subtitle" as const })),
@@ -228,7 +230,10 @@ export async function ingestMediaFile(
           };
         })
       : undefined;
-    const cues = voiced?.cues ?? subtitles.cues;
+    // Cues of a stream whose tag or file name gives no language are in the language their own text reads as.
+    const untagged = subtitles.cues.filter((cue) => !cue.language);
+    const identified = untagged.length > 0 ? await identifyLanguage(untagged.map((cue) => cue.text)) : undefined;
+    const cues = (voiced?.cues ?? subtitles.cues).map((cue) => (cue.language || !identified ? cue : { ...cue, language: identified }));
 
     const vad = media.hasAudio && !hasSubtitles && context.transcriber ? context.vad : undefined;
     const screenSettings = { version: 3, ocr: ocr?.id ?? null, frameGapSeconds: context.frameGapSeconds };
@@ -308,15 +313,21 @@ export async function ingestMediaFile(
     const encoder = lightModels?.imageText;
     const vectors = encoder ? imageVectorRecords(encoder, id, clips, light) : [];
 
+    // The language: the user's word, else the subtitles' tag or file name, else what the subtitle text reads as (the
+    // transcriber's ear comes later, with speech: see extract-clips.ts).
+    const language = options.language ?? subtitles.language ?? identified;
+    if (language) result.notes.push(`language: ${language} (${options.language ? "given" : subtitles.language ? `the subtitles' ${subtitles.source === "sidecar" ? "file name" : "stream tag"}` : "identified from the subtitles"})`);
+
     // The lite graph is cheap enough for the light index; a language model's waits for clips to be extracted.
     const lightGraph = options.incremental && !context.graph.model;
     const graph = lightGraph
-      ? await runGraphStage(context.graph, documents, runStage, { signal, onProgress: (fraction) => emit({ type: "stage-progress", path, stage: "graph", fraction }) })
+      ? await runGraphStage(context.graph, documents, runStage, {
+          signal,
+          language,
+          onProgress: (fraction) => emit({ type: "stage-progress", path, stage: "graph", fraction }),
+        })
       : undefined;
 
-    // The language: the user's word, else the subtitles' tag or file name, else what the subtitle text reads as.
-    const language = options.language ?? subtitles.language ?? (await identifyLanguage(cues.map((cue) => cue.text)));
-    if (language) result.notes.push(`language: ${language} (${options.language ? "given" : subtitles.language ? `the subtitles' ${subtitles.source === "sidecar" ? "file name" : "stream tag"}` : "identified from the subtitles"})`);
     const video = {
       id,
       path,
@@ -484,5 +495,8 @@ function extractionNotes(context: MediaIngestContext, report: ExtractionReport):
   }
   if (context.textEmbedder && clipsWith("embeddings") > 0) notes.push(`text vectors: ${clipsWith("embeddings")} clips by ${context.textEmbedder.id}`);
   for (const note of Object.values(report.graphNotes)) notes.push(note);
+  for (const found of Object.values(report.languages)) {
+    notes.push(`language: ${found.language} (${found.by === "transcriber" ? `heard by ${context.transcriber?.id ?? "the transcriber"}` : "identified from the speech"})`);
+  }
   return notes;
 }

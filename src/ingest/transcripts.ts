@@ -108,10 +108,15 @@ async function listTranscripts(dir: string): Promise<{ files: TranscriptFile[]; 
 }
 
 /** The transcript's graph: through the configured language model, or the lite extractor (no model, no waiting). */
-async function transcriptGraph(documents: ClipDocument[], settings: GraphSettings | undefined, signal?: AbortSignal): Promise<VideoGraph> {
+async function transcriptGraph(
+  documents: ClipDocument[],
+  settings: GraphSettings | undefined,
+  language: string | undefined,
+  signal?: AbortSignal,
+): Promise<VideoGraph> {
   const maxTokens = settings?.chunkTokens ?? 1200;
-  if (!settings?.model) return buildLiteVideoGraph(documents, { maxTokens });
-  const { graph } = await buildVideoGraph(documents, { model: settings.model, embedder: settings.embedder, glean: settings.glean, maxTokens, signal });
+  if (!settings?.model) return buildLiteVideoGraph(documents, { maxTokens, language });
+  const { graph } = await buildVideoGraph(documents, { model: settings.model, embedder: settings.embedder, glean: settings.glean, maxTokens, signal, language });
   return { ...graph, mergeDistance: settings.mergeDistance };
 }
 
@@ -156,11 +161,11 @@ async function ingestOne(store: Store, file: TranscriptFile, options: Transcript
   const durationSeconds = Math.max(...segments.map((segment) => segment.endSecond));
   const clips = planClips(durationSeconds, clipSeconds);
   const documents = buildClipDocuments(file.id, clips, segments);
-  const graph = await transcriptGraph(documents, options.graph, options.signal);
+  const language = await identifyLanguage(segments.map((segment) => segment.text));
+  const graph = await transcriptGraph(documents, options.graph, language, options.signal);
   const chapters = buildChapters({ segments, durationSeconds });
   const embedder = options.graph?.embedder;
   const vectors = embedder ? await chapterVectors(file.id, chapters, embedder, { signal: options.signal }) : [];
-  const language = await identifyLanguage(segments.map((segment) => segment.text));
   await store.commitVideo({
     video: {
       id: file.id,
@@ -175,7 +180,8 @@ async function ingestOne(store: Store, file: TranscriptFile, options: Transcript
       timesEstimated: !file.timed,
     },
     clips: documents,
-    segments,
+    // A transcript is one text: its lines are in the language it reads as.
+    segments: language ? segments.map((segment) => ({ ...segment, language })) : segments,
     frames: [],
     graph,
     fingerprint,

@@ -146,25 +146,25 @@ describe("videorag mcp over stdio", { skip: needsShared }, () => {
     }
     const text = textOf(result);
     // A transcript names every line's speaker (friday's from the diarizer, where one runs: its subtitles name no one).
-    assert.match(text, /\[friday\.mp4 0:03–0:04(?: · Speaker 1)?\] seconds 3–4\.3 \(subtitle\) Yes, he's in - in a bad humor/);
+    assert.match(text, /\[friday\.mp4 0:03–0:04(?: · Speaker 1)?\] seconds 3–4\.3 \(subtitle, in en\) Yes, he's in - in a bad humor/);
     assert.doesNotMatch(text, /Hildy|crown jewels/);
   });
 
-  test("get_transcript says who speaks each line: the label in structure, with the name given to it; the name in text", async () => {
+  test("get_transcript says who speaks each line and in which language: the label in structure, with the name given to it; the name in text", async () => {
     const result = await call("get_transcript", { video: "meeting", fromSecond: 0, toSecond: 12 });
     assert.ok(!result.isError, textOf(result));
     const { segments } = result.structuredContent as { segments: Segment[] };
     assert.deepEqual(
-      segments.map((segment) => [segment.startSecond, segment.speaker, segment.speakerName]),
+      segments.map((segment) => [segment.startSecond, segment.speaker, segment.speakerName, segment.language]),
       [
-        [1, "Dana", undefined],
-        [6, "Sam", "Sam Okafor"],
-        [11, "Dana", undefined],
+        [1, "Dana", undefined, "en"],
+        [6, "Sam", "Sam Okafor", "en"],
+        [11, "Dana", undefined, "en"],
       ],
     );
     const text = textOf(result);
-    assert.match(text, /^\[meeting 0:01–0:05 · Dana\] seconds 1–5 \(transcript\) Welcome everyone/m);
-    assert.match(text, /^\[meeting 0:06–0:10 · Sam Okafor\] seconds 6–10 \(transcript\) I think we should move/m);
+    assert.match(text, /^\[meeting 0:01–0:05 · Dana\] seconds 1–5 \(transcript, in en\) Welcome everyone/m);
+    assert.match(text, /^\[meeting 0:06–0:10 · Sam Okafor\] seconds 6–10 \(transcript, in en\) I think we should move/m);
   });
 
   test("list_speakers gives who speaks, in order, with talk time, first words and the name given; search keeps to a speaker", async () => {

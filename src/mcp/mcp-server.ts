@@ -125,7 +125,8 @@ function transcriptText(transcript: Transcript, range: { fromSecond: number; toS
   const lines = transcript.segments.map((segment) => {
     // Who speaks, as citations name them: the name given, else the label.
     const cited = { title: transcript.title, startSecond: segment.startSecond, endSecond: segment.endSecond, speaker: segment.speakerName ?? segment.speaker };
-    return `${formatCitation(cited, range.estimated)} seconds ${seconds(segment.startSecond)}–${seconds(segment.endSecond)} (${segment.source}) ${oneLine(segment.text, 1000)}`;
+    const where = segment.language ? `${segment.source}, in ${segment.language}` : segment.source;
+    return `${formatCitation(cited, range.estimated)} seconds ${seconds(segment.startSecond)}–${seconds(segment.endSecond)} (${where}) ${oneLine(segment.text, 1000)}`;
   });
   return [head, ...lines].join("\n");
 }
@@ -237,7 +238,7 @@ export function createMcpServer(library: Library, options: McpServerOptions): Mc
     {
       title: "Read a video's transcript",
       description:
-        "The indexed text of one video (subtitles, speech, on-screen text) between two seconds, each line with its seconds, its source and who speaks (the speaker's name, else its label).",
+        "The indexed text of one video (subtitles, speech, on-screen text) between two seconds, each line with its seconds, its source, who speaks (the speaker's name, else its label) and the language it is in (ISO 639-1) where known.",
       inputSchema: {
         video: videoField,
         fromSecond: secondField("Start of the range in seconds (default 0)"),

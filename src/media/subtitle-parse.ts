@@ -12,6 +12,11 @@ export interface SubtitleCue {
    * prefix starting a line ("DANA: Hello", taken off the text). Absent when the file does not say.
    */
   speaker?: string;
+  /**
+   * The language it is in (ISO 639-1), as its stream's tag or its file's name says (see readSubtitles); absent when
+   * neither does.
+   */
+  language?: string;
 }
 
 const timestamp = /(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})/;

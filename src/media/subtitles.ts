@@ -194,9 +194,13 @@ export async function renderBitmapSubtitles(
   );
 }
 
+/** Cues with the language of the stream or file they came from, where its tag or name gives one. */
+const inLanguage = (cues: SubtitleCue[], language: string | undefined): SubtitleCue[] => (language ? cues.map((cue) => ({ ...cue, language })) : cues);
+
 /**
  * Subtitles for a probed video, trying in order a sidecar file, an embedded text stream, and an embedded bitmap
- * stream read with `recognize`. English streams are preferred, then untagged ones.
+ * stream read with `recognize`. English streams are preferred, then untagged ones. Each cue carries the language of
+ * its stream or file where the tag or name gives it.
  */
 export async function readSubtitles(path: string, info: MediaInfo, options: ReadSubtitlesOptions = {}): Promise<SubtitleResult> {
   const found = await findSidecarSubtitles(path);
@@ -204,7 +208,7 @@ export async function readSubtitles(path: string, info: MediaInfo, options: Read
   if (sidecar && sidecar !== "outside") {
     const cues = await readSubtitleFile(sidecar);
     const language = languageFromFileName(sidecar);
-    if (cues.length > 0) return { source: "sidecar", cues, detail: basename(sidecar), ...(language ? { language } : {}) };
+    if (cues.length > 0) return { source: "sidecar", cues: inLanguage(cues, language), detail: basename(sidecar), ...(language ? { language } : {}) };
   }
 
   const textStream = preferredStream(info.subtitleStreams.filter((stream) => stream.kind === "text"));
@@ -218,8 +222,11 @@ export async function readSubtitles(path: string, info: MediaInfo, options: Read
         (stream) => stream.kind === "text" && stream !== textStream && languageFromTag(stream.language) !== undefined && languageFromTag(stream.language) !== language,
       );
       const more: SubtitleCue[] = [];
-      for (const stream of others) more.push(...(await extractTextSubtitles(path, stream.subtitleIndex, { signal: options.signal, codec: stream.codec })));
-      const all = [...cues, ...more].sort((a, b) => a.startSecond - b.startSecond);
+      for (const stream of others) {
+        const streamCues = await extractTextSubtitles(path, stream.subtitleIndex, { signal: options.signal, codec: stream.codec });
+        more.push(...inLanguage(streamCues, languageFromTag(stream.language)));
+      }
+      const all = [...inLanguage(cues, language), ...more].sort((a, b) => a.startSecond - b.startSecond);
       const detail = [textStream, ...others].map(describeStream).join("; ");
       return { source: "embedded-text", cues: all, detail, ...(language ? { language } : {}) };
     }
@@ -237,7 +244,12 @@ export async function readSubtitles(path: string, info: MediaInfo, options: Read
       return cleanCueText(await recognize(subtitle.image, streamLanguage)).replace(/(^|\s)\|(?=\s|$)/g, "$1I");
     });
     const cues = rendered
-      .map((subtitle, position) => ({ startSecond: subtitle.startSecond, endSecond: subtitle.endSecond, text: texts[position] ?? "" }))
+      .map((subtitle, position) => ({
+        startSecond: subtitle.startSecond,
+        endSecond: subtitle.endSecond,
+        text: texts[position] ?? "",
+        ...(streamLanguage ? { language: streamLanguage } : {}),
+      }))
       .filter((cue) => cue.text !== "");
     return { source: "embedded-bitmap", cues, detail: `${describeStream(bitmapStream)}, read by OCR`, ...(streamLanguage ? { language: streamLanguage } : {}) };
   }

@@ -89,6 +89,28 @@ describe("ingest jobs on a queue", { skip: needsRedis || needsShared }, () => {
     }
   });
 
+  test("a stated language travels with its job: checked before anything is queued, a job of its own, and the video is ingested in it", async () => {
+    const redis = await startRedis();
+    const library = await openLibrary({ path: join(scratch, "language"), visual: false, ocr: false, speech: false });
+    try {
+      const file = sharedPath("media/subtitled/friday.mp4");
+      await assert.rejects(enqueueIngest(redis.url, library.path, [file], { language: "elvish" }), (error: { code?: string }) => error.code === "ARGUMENT_INVALID");
+      assert.equal((await queueStatus(redis.url)).waiting, 0, "nothing was queued");
+      const [german] = await enqueueIngest(redis.url, library.path, [file], { language: "German" });
+      const [plain] = await enqueueIngest(redis.url, library.path, [file]);
+      assert.equal(plain?.state, "added");
+      assert.notEqual(plain?.id, german?.id, "the same file stated in a language is a job of its own");
+      await withWorker(redis.url, library, async () => {
+        await waitForQueue(redis.url, (current) => current.done >= 2 && current.waiting + current.active === 0);
+      });
+      // Ingested in German first; the job that states nothing then finds it unchanged.
+      assert.equal((await library.list())[0]?.language, "de");
+    } finally {
+      await library.close();
+      await redis.stop();
+    }
+  });
+
   test("a file that is not media fails with INPUT_NOT_MEDIA in the queue status and is not tried again", async () => {
     const redis = await startRedis();
     const library = await openLibrary({ path: join(scratch, "bad"), visual: false, modelsDir: sharedPath("models") });

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Queue } from "bullmq";
+import { statedLanguage } from "../ingest/index.js";
 import { libraryLocation } from "../library-location.js";
 import { VideoRagError } from "../spec/index.js";
 import { openIngestQueue, queueHost } from "./connection.js";
@@ -15,6 +16,8 @@ export interface IngestJobData {
   /** The library the video goes into: its folder's absolute path, or its Postgres URL without the password. */
   library: string;
   incremental: boolean;
+  /** The language the file speaks or shows (ISO 639-1), as stated when it was enqueued. */
+  language?: string;
 }
 
 /** A job the enqueue asked for. */
@@ -28,6 +31,11 @@ export interface EnqueuedJob {
 export interface EnqueueOptions {
   /** Commit only the light index (see `IngestOptions.incremental`). */
   incremental?: boolean;
+  /**
+   * The language the files speak or show, as `IngestOptions.language` takes it; checked before anything is enqueued
+   * (ARGUMENT_INVALID for one that names no language).
+   */
+  language?: string;
 }
 
 /** Tries per job for failures that may pass (a model server down, the library busy); bad input is not tried again. */
@@ -50,24 +58,28 @@ export async function enqueueDescribe(queue: Queue<IngestJobData>, library: stri
 }
 
 /**
- * The job id: the library, the file and its size and modification time, hashed. Enqueuing an unchanged file twice finds
- * the first job instead of adding a second; a changed file gets a new job.
+ * The job id: the library, the file and its size and modification time, hashed, and the language stated. Enqueuing an
+ * unchanged file twice finds the first job instead of adding a second; a changed file, or one stated in another
+ * language (which indexes it again in that language), gets a new job.
  */
-export async function ingestJobId(library: string, path: string): Promise<string> {
+export async function ingestJobId(library: string, path: string, language?: string): Promise<string> {
   const info = await stat(path).catch(() => undefined);
   const version = info ? `${info.size}:${info.mtimeMs}` : "missing";
-  return `ingest-${createHash("sha256").update(`${library}\n${path}\n${version}`).digest("hex").slice(0, 32)}`;
+  // Without a language, the id of before: jobs queued by an earlier videorag are still found.
+  const stated = language ? `\n${language}` : "";
+  return `ingest-${createHash("sha256").update(`${library}\n${path}\n${version}${stated}`).digest("hex").slice(0, 32)}`;
 }
 
 /** Adds one ingest job per file (files, not folders: expand those first) and returns at once. */
 export async function enqueueIngest(queueUrl: string, library: string, files: string[], options: EnqueueOptions = {}): Promise<EnqueuedJob[]> {
+  const language = statedLanguage(options.language);
   const queue = await openIngestQueue(queueUrl);
   const libraryPath = libraryLocation(library).name;
   try {
     const jobs: EnqueuedJob[] = [];
     for (const file of files) {
       const path = resolve(file);
-      const id = await ingestJobId(libraryPath, path);
+      const id = await ingestJobId(libraryPath, path, language);
       const existing = await queue.getJob(id);
       if (existing) {
         // A job that failed for good is tried again when its file is enqueued again; any other is left as it is.
@@ -78,7 +90,7 @@ export async function enqueueIngest(queueUrl: string, library: string, files: st
       }
       await queue.add(
         "ingest",
-        { path, library: libraryPath, incremental: options.incremental ?? false },
+        { path, library: libraryPath, incremental: options.incremental ?? false, ...(language ? { language } : {}) },
         { jobId: id, attempts: ingestAttempts, backoff: { type: "exponential", delay: 5000 } },
       );
       jobs.push({ id, path, state: "added" });

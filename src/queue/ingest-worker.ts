@@ -91,7 +91,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   };
 
   const processor = async (job: Job<IngestJobData>): Promise<IngestJobResult> => {
-    const { path, incremental } = job.data;
+    const { path, incremental, language } = job.data;
     if (job.data.library !== library.location) {
       return fail(job, "ARGUMENT_INVALID", `the job is for the library ${job.data.library}; this worker serves ${library.location}`);
     }
@@ -111,7 +111,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     };
     let result;
     try {
-      [result] = (await library.ingest([path], { incremental, onProgress, describeEntities: false })).results;
+      [result] = (await library.ingest([path], { incremental, onProgress, describeEntities: false, ...(language ? { language } : {}) })).results;
     } catch (error) {
       const failure = toVideoRagError(error);
       return fail(job, failure.code, failure.message);

@@ -11,6 +11,8 @@ export interface ChapterSearchOptions {
   limit?: number;
   videoIds?: string[];
   textEmbedder?: TextEmbedder;
+  /** The question's language (ISO 639-1): its stop words are left out of the search; English when absent. */
+  language?: string;
   signal?: AbortSignal;
 }
 
@@ -18,7 +20,7 @@ export interface ChapterSearchOptions {
 export async function searchChapters(store: Store, question: string, options: ChapterSearchOptions = {}): Promise<(ChapterMatch & { retrievers: string[] })[]> {
   const limit = options.limit ?? 10;
   const weights = new Map<string, number>();
-  for (const word of analyzeText(question).filter((word) => !isKindCue(word))) weights.set(word, (weights.get(word) ?? 0) + 1);
+  for (const word of analyzeText(question, options.language).filter((word) => !isKindCue(word))) weights.set(word, (weights.get(word) ?? 0) + 1);
   const terms = [...weights].map(([text, weight]) => ({ text, weight }));
   const scope = options.videoIds ? { videoIds: options.videoIds } : {};
   const lexical = terms.length > 0 ? await store.searchChapters({ terms, limit: limit * 2, ...scope }) : [];

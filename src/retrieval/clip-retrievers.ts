@@ -6,7 +6,7 @@ import { imageSpace, textSpace } from "../spec/index.js";
 import type { ClipMatch, HitProvenance, ImageTextEncoder, Store, TextEmbedder, VectorMatch } from "../spec/index.js";
 import { visualWordsDetail } from "./hit-evidence.js";
 import { lexicalRetriever } from "./lexical-settings.js";
-import { analyzeQuery, analyzeQuestion, termKey, tokenize } from "./query-analyzer.js";
+import { analyzeQuery, analyzeQuestion, termKeyFor, tokenize } from "./query-analyzer.js";
 import { rankLexicalClips } from "./search-moments.js";
 
 /** A clip as one retriever ranked it. */
@@ -17,6 +17,11 @@ export interface ScoredClip extends ClipMatch {
 export interface ClipRetrieverOptions {
   limit: number;
   videoIds?: string[];
+  /**
+   * The question's language (ISO 639-1), identified once for all its retrievers: its words (and the keywords and scene
+   * rewritten from it) are analysed and matched in it. BM25 identifies it when absent; the others read English.
+   */
+  language?: string;
   signal?: AbortSignal;
 }
 
@@ -31,7 +36,7 @@ function ranked(clips: ClipMatch[], retriever: string, extra: (clip: ClipMatch) 
 
 /** BM25 over clip text, inside the videos whose whole text matches best. */
 export async function bm25Clips(store: Store, question: string, options: ClipRetrieverOptions): Promise<ScoredClip[]> {
-  return ranked(await rankLexicalClips(store, await analyzeQuestion(question), options), lexicalRetriever);
+  return ranked(await rankLexicalClips(store, await analyzeQuestion(question, options.language), options), lexicalRetriever);
 }
 
 /** Vector matches (best first) → clips with times, each clip once at its best rank; the best frame's time kept. */
@@ -84,9 +89,10 @@ export async function visualClips(
     const matches = await store.searchVectors({ space: imageSpace(encoder), vector, limit: options.limit * framesPerClip, owner: "frame", ...filter });
     return vectorClips(store, matches, options.limit, "visual");
   }
-  const query = analyzeQuery(scene);
+  const query = analyzeQuery(scene, options.language);
   if (query.terms.length === 0) return [];
   const clips = await store.searchClips({ terms: query.terms, fieldWeights: { transcript: 0, screen: 0, visual: 1 }, limit: options.limit, ...filter });
+  const termKey = termKeyFor(options.language);
   const keys = new Set(query.terms.flatMap((term) => tokenize(term.text).map(termKey)));
   // Each clip's segments are read first: the provenance callback is synchronous.
   const ranges = await store.getSegmentRanges(clips);

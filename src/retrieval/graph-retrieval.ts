@@ -3,7 +3,7 @@
 
 import type { Store } from "../spec/index.js";
 import type { ClipRetrieverOptions, ScoredClip } from "./clip-retrievers.js";
-import { analyzeText, termKey, tokenize } from "./query-analyzer.js";
+import { analyzeText, termKeyFor, tokenize } from "./query-analyzer.js";
 
 /** Entities matched per question: enough for the names a question uses, few enough to stay specific. */
 const matchedEntities = 30;
@@ -37,7 +37,9 @@ interface ChunkTally {
  */
 export async function graphClips(store: Store, keywords: string[], options: ClipRetrieverOptions): Promise<ScoredClip[]> {
   const weights = new Map<string, number>();
-  for (const keyword of keywords) for (const word of analyzeText(keyword)) weights.set(word, (weights.get(word) ?? 0) + 1);
+  for (const keyword of keywords) for (const word of analyzeText(keyword, options.language)) weights.set(word, (weights.get(word) ?? 0) + 1);
+  // Keywords, entity names and clip text all keyed alike, in the question's language.
+  const termKey = termKeyFor(options.language);
   if (weights.size === 0 || options.limit <= 0) return [];
   const terms = [...weights].map(([text, weight]) => ({ text, weight }));
   const keywordKeys = new Set([...weights.keys()].map(termKey));

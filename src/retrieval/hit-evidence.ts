@@ -3,7 +3,7 @@
 // `search --explain` and the API can say why a moment was returned.
 
 import type { ClipDocument, HitProvenance } from "../spec/index.js";
-import { termKey, tokenize } from "./query-analyzer.js";
+import { termKeyFor, tokenize } from "./query-analyzer.js";
 
 /** Matching words shown per retriever. */
 const wordsShown = 6;
@@ -14,8 +14,12 @@ export interface MomentWords {
   visual: string[];
 }
 
-/** The distinct words of the clips' text whose stem is one of `termKeys`, in order of first appearance. */
-export function momentWords(clips: readonly ClipDocument[], termKeys: ReadonlySet<string>): MomentWords {
+/**
+ * The distinct words of the clips' text whose stem is one of `termKeys`, in order of first appearance; stems as
+ * `termKeyFor(language)` makes them, the question's language.
+ */
+export function momentWords(clips: readonly ClipDocument[], termKeys: ReadonlySet<string>, language?: string): MomentWords {
+  const termKey = termKeyFor(language);
   const matching = (texts: string[]): string[] => {
     const found = new Set<string>();
     for (const text of texts) for (const word of tokenize(text)) if (termKeys.has(termKey(word))) found.add(word);

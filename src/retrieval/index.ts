@@ -1,6 +1,6 @@
 // Retrieval: questions → ranked moments and videos, with provenance.
-export { analyzeQuery, analyzeText, termKey, tokenize, type AnalyzedQuery } from "./query-analyzer.js";
-export { mergeClipMatches, momentsToHits, strongClips, type Moment } from "./moments.js";
+export { analyzeQuery, analyzeQuestion, analyzeText, questionLanguage, termKey, termKeyFor, tokenize, type AnalyzedQuery } from "./query-analyzer.js";
+export { mergeClipMatches, momentsToHits, strongClips, type Moment, type MomentQuery } from "./moments.js";
 export { defaultLexicalSettings, type LexicalSettings } from "./lexical-settings.js";
 export { rankLexicalClips, searchMoments, type SearchMomentsOptions } from "./search-moments.js";
 export { rankVideos, type RankVideosOptions } from "./rank-videos.js";

@@ -2,7 +2,7 @@
 // sentences and cited by its start and end second.
 
 import type { ClipMatch, Hit, Segment, SegmentSource, Store, Video } from "../spec/index.js";
-import { termKey, tokenize } from "./query-analyzer.js";
+import { termKeyFor, tokenize, type AnalyzedQuery } from "./query-analyzer.js";
 
 /** A merged span of matching clips, before it is described for display. */
 export interface Moment {
@@ -78,6 +78,7 @@ async function describe(
   moment: Moment,
   segments: (Segment & { source: SegmentSource })[],
   termWeights: Map<string, number>,
+  termKey: (word: string) => string,
 ): Promise<{ text: string; source: SegmentSource[]; startSecond?: number; endSecond?: number }> {
   const scored = segments.map((segment, position) => {
     const keys = new Set(tokenize(segment.text).map(termKey));
@@ -120,27 +121,31 @@ async function describe(
   return { text: trimText(text, maxSnippetChars), source: [] };
 }
 
+/** The query a moment is described for: its terms, matched in its language (English when it has none). */
+export type MomentQuery = Pick<AnalyzedQuery, "terms" | "language">;
+
 /** Describes moments as hits: video path and title, the matching sentences, the channels they came from. */
 export async function momentsToHits(
   store: Store,
   moments: Moment[],
-  terms: { text: string; weight: number }[],
+  query: MomentQuery,
   retriever: string,
   videos: Map<string, Video | undefined> = new Map(),
 ): Promise<Hit[]> {
-  return (await describeMoments(store, moments, terms, () => retriever, videos)).filter((hit) => hit !== undefined);
+  return (await describeMoments(store, moments, query, () => retriever, videos)).filter((hit) => hit !== undefined);
 }
 
 /** `momentsToHits` with each moment's own retriever, in the order given: undefined where its video is gone. */
 export async function describeMoments(
   store: Store,
   moments: Moment[],
-  terms: { text: string; weight: number }[],
+  query: MomentQuery,
   retrieverOf: (at: number) => string,
   videos: Map<string, Video | undefined> = new Map(),
 ): Promise<(Hit | undefined)[]> {
+  const termKey = termKeyFor(query.language);
   const termWeights = new Map<string, number>();
-  for (const term of terms) {
+  for (const term of query.terms) {
     for (const token of tokenize(term.text)) termWeights.set(termKey(token), Math.max(termWeights.get(termKey(token)) ?? 0, term.weight));
   }
   // The videos and segments of every moment in two reads (at once), not two for each moment.
@@ -154,7 +159,7 @@ export async function describeMoments(
       hits.push(undefined);
       continue;
     }
-    const { text, source, startSecond, endSecond } = await describe(store, moment, segments[at] ?? [], termWeights);
+    const { text, source, startSecond, endSecond } = await describe(store, moment, segments[at] ?? [], termWeights, termKey);
     hits.push({
       videoId: moment.videoId,
       path: video.path,

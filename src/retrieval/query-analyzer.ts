@@ -1,9 +1,10 @@
-// Turns a question into weighted search terms: lowercase words, no stopwords, no question framing. Stemming is left to
-// the store's tokenizer (FTS5 porter), so the terms stay words a person would recognise. The word analysis itself is text/'s.
+// Turns a question into weighted search terms: lowercase words, no stopwords (the question's own language's), no
+// question framing. Stemming is left to the store's tokenizer (FTS5 porter), so the terms stay words a person would
+// recognise. The word analysis itself is text/'s.
 
-import { analyzeText, englishStopwords, identifyLanguage, termKey, tokenize } from "../text/index.js";
+import { analyzeText, englishStopwords, identifyLanguage, termKey, termKeyFor, tokenize } from "../text/index.js";
 
-export { analyzeText, termKey, tokenize };
+export { analyzeText, termKey, termKeyFor, tokenize };
 
 /** A question analysed for lexical search. */
 export interface AnalyzedQuery {
@@ -16,21 +17,32 @@ export interface AnalyzedQuery {
 }
 
 /**
- * `analyzeQuery` with the question's language identified: a German question finds German text by its stems. English,
- * and a question too short to tell, is searched as it is.
+ * The language a question is in (ISO 639-1): "en" for English and for a question too short or too mixed to tell. One
+ * question is searched, matched and quoted several ways; its language is identified once and passed to each of them.
  */
-export async function analyzeQuestion(question: string): Promise<AnalyzedQuery> {
-  const language = plainlyEnglish(question) ? "en" : await identifyLanguage([question]);
-  return analyzeQuery(question, language === "en" ? undefined : language);
+export async function questionLanguage(question: string): Promise<string> {
+  return plainlyEnglish(question) ? "en" : ((await identifyLanguage([question])) ?? "en");
 }
 
+/**
+ * `analyzeQuery` in the question's language (`language` where the caller identified it already, else identified
+ * here): a German question drops German stop words and finds German text by its stems. English is searched as it is.
+ */
+export async function analyzeQuestion(question: string, language?: string): Promise<AnalyzedQuery> {
+  return analyzeQuery(question, language ?? (await questionLanguage(question)));
+}
+
+/**
+ * A question's terms and phrases; `language` (ISO 639-1) picks its stop words and, where it is not English, is passed
+ * on to the store.
+ */
 export function analyzeQuery(question: string, language?: string): AnalyzedQuery {
   const weights = new Map<string, number>();
-  for (const word of analyzeText(question)) weights.set(word, (weights.get(word) ?? 0) + 1);
+  for (const word of analyzeText(question, language)) weights.set(word, (weights.get(word) ?? 0) + 1);
   const phrases = [...question.matchAll(/["“”]([^"“”]+)["“”]/g)]
     .map((match) => tokenize(match[1] ?? "").join(" "))
     .filter((phrase) => phrase.includes(" "));
-  return { terms: [...weights].map(([text, weight]) => ({ text, weight })), phrases, ...(language ? { language } : {}) };
+  return { terms: [...weights].map(([text, weight]) => ({ text, weight })), phrases, ...(language && language !== "en" ? { language } : {}) };
 }
 
 /**

@@ -9,6 +9,8 @@ import { analyzeText } from "./query-analyzer.js";
 
 export interface RewriteOptions {
   signal?: AbortSignal;
+  /** The question's language (ISO 639-1): without a model, its content words are those of that language. */
+  language?: string;
 }
 
 const keywordsSchema = z.object({
@@ -39,7 +41,7 @@ export async function entityKeywords(question: string, model?: LanguageModel, op
     const keywords = value.keywords.map((keyword) => keyword.trim()).filter(Boolean);
     if (keywords.length > 0) return [...new Set(keywords)];
   }
-  const words = analyzeText(question);
+  const words = analyzeText(question, options.language);
   const pairs = words.slice(1).map((word, index) => `${words[index]} ${word}`);
   return [...new Set([...words, ...pairs])];
 }
@@ -66,5 +68,5 @@ export async function sceneDescription(question: string, model?: LanguageModel, 
     const scene = reply.text.trim().split("\n")[0]?.trim();
     if (scene) return scene;
   }
-  return analyzeText(question).join(" ") || question;
+  return analyzeText(question, options.language).join(" ") || question;
 }

@@ -11,6 +11,8 @@ export interface RankVideosOptions {
   /** Rank only these videos. */
   videoIds?: string[];
   settings?: Partial<LexicalSettings>;
+  /** The question's language (ISO 639-1) where the caller identified it already; identified here otherwise. */
+  language?: string;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface RankVideosOptions {
 export async function rankVideos(store: Store, question: string, options: RankVideosOptions = {}): Promise<VideoHit[]> {
   const settings = { ...defaultLexicalSettings, ...options.settings };
   const limit = options.limit ?? 10;
-  const query = await analyzeQuestion(question);
+  const query = await analyzeQuestion(question, options.language);
   if (limit <= 0 || (query.terms.length === 0 && query.phrases.length === 0)) return [];
   const videos = await candidateVideos(store, query, settings, Math.max(limit, settings.candidateVideos), options.videoIds);
   const clips = await candidateClips(store, query, settings, videos.map((match) => match.videoId));
@@ -37,7 +39,7 @@ export async function rankVideos(store: Store, question: string, options: RankVi
     const best = strongClips(clips.filter((clip) => clip.videoId === match.videoId)).slice(0, settings.momentsPerVideo * 2);
     return mergeClipMatches(best).slice(0, settings.momentsPerVideo);
   });
-  const described = await momentsToHits(store, moments, query.terms, lexicalRetriever, cache);
+  const described = await momentsToHits(store, moments, query, lexicalRetriever, cache);
   const unread = ranked.map((match) => match.videoId).filter((videoId) => !cache.has(videoId));
   for (const [at, video] of (await store.getVideos(unread)).entries()) cache.set(unread[at] as string, video);
   const hits: VideoHit[] = [];

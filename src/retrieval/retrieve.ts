@@ -23,7 +23,7 @@ import { reciprocalRankFusion } from "./fusion.js";
 import { graphClips } from "./graph-retrieval.js";
 import { momentWords, withEvidence } from "./hit-evidence.js";
 import { describeMoments, mergeClipMatches } from "./moments.js";
-import { analyzeQuery, termKey, tokenize } from "./query-analyzer.js";
+import { analyzeQuery, questionLanguage, termKeyFor, tokenize } from "./query-analyzer.js";
 import { entityKeywords, sceneDescription } from "./query-rewrite.js";
 import { judgeRelevance } from "./relevance-filter.js";
 import { retrieveVideos } from "./video-retrieval.js";
@@ -45,6 +45,8 @@ export interface RetrieveOptions {
   without?: readonly ("graph" | "visual")[];
   /** `hybrid` mode: the graph list's weight in the fusion, against 1 for BM25 and dense; default `hybridGraphWeight`. */
   graphWeight?: number;
+  /** The question's language (ISO 639-1, "en" for English) where the caller identified it already; identified here otherwise. */
+  language?: string;
   signal?: AbortSignal;
 }
 
@@ -59,6 +61,8 @@ export interface Retrieval {
   clips: RetrievedClip[];
   /** Videos best first: the `video` mode's fused ranking, otherwise in the order their first clip appears. */
   videos: { videoId: string; score: number }[];
+  /** The question's language (ISO 639-1, "en" also where it could not be told): its words were matched in it. */
+  language: string;
   /** What the question was rewritten into, when a retriever needed it. */
   keywords?: string[];
   scene?: string;
@@ -110,7 +114,9 @@ export async function retrieve(store: Store, question: string, options: Retrieve
   }
   const limit = options.limit ?? 20;
   const candidates = Math.max(limit, minimumCandidates);
-  const scope = { limit: candidates, signal, ...(options.videoIds ? { videoIds: options.videoIds } : {}) };
+  // Identified once: every retriever, rewrite and later match of this question reads its words in this language.
+  const language = options.language ?? (await questionLanguage(question));
+  const scope = { limit: candidates, signal, language, ...(options.videoIds ? { videoIds: options.videoIds } : {}) };
   const without = new Set(options.without ?? []);
   const warnings: Warning[] = [];
   let modelMs = 0;
@@ -124,6 +130,7 @@ export async function retrieve(store: Store, question: string, options: Retrieve
   };
   const result = (clips: RetrievedClip[], extra: Partial<Retrieval> = {}): Retrieval => ({
     mode,
+    language,
     clips: clips.slice(0, limit),
     videos: videoOrder(clips),
     modelMs: Math.round(modelMs * 10) / 10,
@@ -148,8 +155,8 @@ export async function retrieve(store: Store, question: string, options: Retrieve
       return work();
     }
   };
-  const keywords = async (): Promise<string[]> => rewrite("entity keywords", (model) => entityKeywords(question, model, { signal }));
-  const scene = async (): Promise<string> => rewrite("scene description", (model) => sceneDescription(question, model, { signal }));
+  const keywords = async (): Promise<string[]> => rewrite("entity keywords", (model) => entityKeywords(question, model, { signal, language }));
+  const scene = async (): Promise<string> => rewrite("scene description", (model) => sceneDescription(question, model, { signal, language }));
 
   if (mode === "naive") return result(fuseClips(await textLists()));
   if (mode === "graph") {
@@ -162,8 +169,8 @@ export async function retrieve(store: Store, question: string, options: Retrieve
     return result(fuseClips([{ retriever: "visual", items }]), { scene: description });
   }
   if (mode === "video") {
-    const description = imageText ? await scene() : analyzeQuery(question).terms.map((term) => term.text).join(" ");
-    const videos = await timed(() => retrieveVideos(store, question, { limit: candidates, alpha: options.alpha ?? retrievalDefaults.alpha, scene: description, imageText, signal, ...(options.videoIds ? { videoIds: options.videoIds } : {}) }));
+    const description = imageText ? await scene() : analyzeQuery(question, language).terms.map((term) => term.text).join(" ");
+    const videos = await timed(() => retrieveVideos(store, question, { limit: candidates, alpha: options.alpha ?? retrievalDefaults.alpha, scene: description, imageText, signal, language, ...(options.videoIds ? { videoIds: options.videoIds } : {}) }));
     const top = videos.slice(0, answerVideos).map((video) => video.videoId);
     const rank = new Map(top.map((videoId, index) => [videoId, index]));
     const within = { ...scope, videoIds: top };
@@ -224,10 +231,10 @@ export async function retrieve(store: Store, question: string, options: Retrieve
 
 /**
  * Retrieved clips → moments as hits: touching clips merged, each naming every retriever and how it found them, with the
- * moment's words that match the question (or its rewritten keywords).
+ * moment's words that match the question (or its rewritten keywords), matched in the question's language.
  */
 export async function retrievalHits(store: Store, question: string, retrieval: Retrieval, limit: number): Promise<Hit[]> {
-  const { terms } = analyzeQuery([question, ...(retrieval.keywords ?? [])].join(" "));
+  const query = analyzeQuery([question, ...(retrieval.keywords ?? [])].join(" "), retrieval.language);
   const provenanceOf = new Map(retrieval.clips.map((clip) => [clipKey(clip), clip.provenance]));
   const moments = mergeClipMatches(retrieval.clips).slice(0, limit);
   if (retrieval.mode === "video") {
@@ -247,16 +254,17 @@ export async function retrievalHits(store: Store, question: string, retrieval: R
   // All moments described together (one read of their videos and segments, one of their clips); each hit names its own
   // retrievers and the words of its clips they matched.
   const [described, documents] = await Promise.all([
-    describeMoments(store, moments, terms, (at) => (provenances[at] ?? []).map((found) => found.retriever).join("+") || "bm25"),
+    describeMoments(store, moments, query, (at) => (provenances[at] ?? []).map((found) => found.retriever).join("+") || "bm25"),
     store.getClips(moments.flatMap((moment) => moment.clipIndexes.map((clipIndex) => ({ videoId: moment.videoId, clipIndex })))),
   ]);
   const clipDocuments = new Map(documents.map((document) => [clipKey({ videoId: document.videoId, clipIndex: document.index }), document]));
-  const termKeys = new Set(terms.flatMap((term) => tokenize(term.text).map(termKey)));
+  const termKey = termKeyFor(retrieval.language);
+  const termKeys = new Set(query.terms.flatMap((term) => tokenize(term.text).map(termKey)));
   return described.flatMap((hit, at) => {
     const moment = moments[at];
     if (!hit || !moment) return [];
     const clips = moment.clipIndexes.flatMap((clipIndex) => clipDocuments.get(clipKey({ videoId: moment.videoId, clipIndex })) ?? []);
-    const words = momentWords(clips, termKeys);
+    const words = momentWords(clips, termKeys, retrieval.language);
     return [{ ...hit, provenance: (provenances[at] ?? []).map((found) => withEvidence(found, words)) }];
   });
 }

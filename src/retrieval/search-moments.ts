@@ -3,7 +3,7 @@
 import type { ClipMatch, Hit, Store } from "../spec/index.js";
 import { candidateClips, candidateVideos, defaultLexicalSettings, lexicalRetriever, type LexicalSettings } from "./lexical-settings.js";
 import { mergeClipMatches, momentsToHits, strongClips } from "./moments.js";
-import { analyzeQuery, type AnalyzedQuery } from "./query-analyzer.js";
+import { analyzeQuestion, type AnalyzedQuery } from "./query-analyzer.js";
 
 export interface SearchMomentsOptions {
   /** Moments returned; default 10. */
@@ -11,6 +11,8 @@ export interface SearchMomentsOptions {
   /** Search only these videos. */
   videoIds?: string[];
   settings?: Partial<LexicalSettings>;
+  /** The question's language (ISO 639-1) where the caller identified it already; identified here otherwise. */
+  language?: string;
 }
 
 /**
@@ -20,9 +22,9 @@ export interface SearchMomentsOptions {
  */
 export async function searchMoments(store: Store, question: string, options: SearchMomentsOptions = {}): Promise<Hit[]> {
   const limit = options.limit ?? 10;
-  const query = analyzeQuery(question);
+  const query = await analyzeQuestion(question, options.language);
   const clips = await rankLexicalClips(store, query, { ...options, limit: limit * 2 });
-  return momentsToHits(store, mergeClipMatches(clips).slice(0, limit), query.terms, lexicalRetriever);
+  return momentsToHits(store, mergeClipMatches(clips).slice(0, limit), query, lexicalRetriever);
 }
 
 /** Clips best first by BM25, each lifted by half its video's whole-text score; only each video's strong clips. */

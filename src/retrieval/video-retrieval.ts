@@ -3,7 +3,7 @@
 
 import { imageSpace } from "../spec/index.js";
 import type { ImageTextEncoder, Store, VideoHit } from "../spec/index.js";
-import { analyzeQuery } from "./query-analyzer.js";
+import { analyzeQuery, questionLanguage } from "./query-analyzer.js";
 import { defaultLexicalSettings } from "./lexical-settings.js";
 import { rankVideos } from "./rank-videos.js";
 
@@ -15,6 +15,8 @@ export interface VideoRetrievalOptions {
   scene?: string;
   imageText?: ImageTextEncoder;
   videoIds?: string[];
+  /** The question's language (ISO 639-1) where the caller identified it already; identified here otherwise. */
+  language?: string;
   signal?: AbortSignal;
 }
 
@@ -30,7 +32,7 @@ const textCandidates = 50;
 const visualFrames = 500;
 
 /** Each video's visual evidence: its best frame's similarity to the scene, or the BM25 of its detections and tags. */
-async function visualEvidence(store: Store, question: string, options: VideoRetrievalOptions): Promise<Map<string, number>> {
+async function visualEvidence(store: Store, question: string, options: VideoRetrievalOptions & { language: string }): Promise<Map<string, number>> {
   const scores = new Map<string, number>();
   const filter = options.videoIds ? { videoIds: options.videoIds } : {};
   const scene = options.scene ?? question;
@@ -43,7 +45,7 @@ async function visualEvidence(store: Store, question: string, options: VideoRetr
     }
     return scores;
   }
-  const { terms } = analyzeQuery(scene);
+  const { terms } = analyzeQuery(scene, options.language);
   if (terms.length === 0) return scores;
   for (const match of await store.searchVideos({ terms, fieldWeights: { transcript: 0, screen: 0, visual: 1 }, limit: textCandidates, ...filter })) {
     scores.set(match.videoId, match.score);
@@ -64,9 +66,10 @@ function scaled(scores: Map<string, number>): Map<string, number> {
 export async function retrieveVideos(store: Store, question: string, options: VideoRetrievalOptions): Promise<ScoredVideo[]> {
   // The spine's ranking, with its own candidate pool (a larger pool re-scored by clip evidence ranks differently).
   // Text and frames are ranked at once (each on its own connection of a network store).
+  const language = options.language ?? (await questionLanguage(question));
   const [byText, byFrames] = await Promise.all([
-    rankVideos(store, question, { limit: Math.min(options.limit, defaultLexicalSettings.candidateVideos), ...(options.videoIds ? { videoIds: options.videoIds } : {}) }),
-    visualEvidence(store, question, options),
+    rankVideos(store, question, { limit: Math.min(options.limit, defaultLexicalSettings.candidateVideos), language, ...(options.videoIds ? { videoIds: options.videoIds } : {}) }),
+    visualEvidence(store, question, { ...options, language }),
   ]);
   const text = scaled(new Map(byText.map((hit) => [hit.videoId, hit.score])));
   const visual = scaled(byFrames);

@@ -26,6 +26,7 @@ import {
   type EntityJson,
   type VideoDetailJson,
 } from "../api/index.js";
+import { statedLanguage } from "../ingest/index.js";
 import type { Library } from "../library.js";
 import { VideoRagError, toVideoRagError, type Segment, type Video } from "../spec/index.js";
 import { chaptersVtt, summaryLengths, type SummaryLength } from "../summary/index.js";
@@ -304,22 +305,32 @@ export function createApp(options: AppOptions): Hono {
       const id = newJobId();
       const dir = join(uploads, id);
       const upload = await receiveUpload(c.req.raw, dir, uploadLimitBytes);
+      let language: string | undefined;
+      try {
+        // A form's empty field is no language stated.
+        language = statedLanguage(upload.fields.language || undefined);
+      } catch (error) {
+        rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
       const job = jobs.enqueue({
         id,
         paths: upload.files.map((file) => file.path),
         names: upload.files.map((file) => file.name),
         incremental: upload.fields.incremental === "true",
+        ...(language ? { language } : {}),
         uploadDir: dir,
       });
       return c.json({ jobId: job.id }, 202);
     }
     const request = await readJson(c, ingestPathsRequestSchema);
+    const language = statedLanguage(request.language);
     if (mediaRoots.length === 0) {
       throw new VideoRagError("PATH_OUTSIDE_LIBRARY", "this server ingests uploads only; start it with --media-root <dir> to ingest paths");
     }
     const paths = request.paths.map((path) => confinedPath(path, mediaRoots));
     // A folder is walked when the job runs: every file found there is confined to the roots too.
-    const job = jobs.enqueue({ paths, names: request.paths, incremental: request.incremental ?? false, confineTo: mediaRoots });
+    const job = jobs.enqueue({ paths, names: request.paths, incremental: request.incremental ?? false, ...(language ? { language } : {}), confineTo: mediaRoots });
     return c.json({ jobId: job.id }, 202);
   });
 

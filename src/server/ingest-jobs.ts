@@ -25,6 +25,8 @@ export interface EnqueueInput {
   /** Display names, one per path (an upload's file name). */
   names: string[];
   incremental: boolean;
+  /** The language the files speak or show (ISO 639-1), as stated: checked by the caller (statedLanguage). */
+  language?: string;
   uploadDir?: string;
   /** Real folders every file the job reads, named or found in a folder, must resolve inside. */
   confineTo?: string[];
@@ -154,6 +156,7 @@ export function createIngestJobs(options: {
     try {
       await ingest(job.paths, {
         incremental: job.incremental,
+        ...(job.language ? { language: job.language } : {}),
         ...(job.confineTo ? { confineTo: job.confineTo } : {}),
         signal: controller.signal,
         onProgress: (event) => {
@@ -206,6 +209,7 @@ export function createIngestJobs(options: {
         createdAt: new Date().toISOString(),
         inputs: input.names,
         incremental: input.incremental,
+        ...(input.language ? { language: input.language } : {}),
         progress: { position: 0, total: input.paths.length },
         results: [],
         paths: input.paths,

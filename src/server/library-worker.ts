@@ -13,7 +13,7 @@ export type WorkerRequest =
   | { id: number; method: "search"; query: string; options: { limit?: number; mode?: string; videos?: string[]; speaker?: string } }
   | { id: number; method: "ask"; question: string; options: { limit?: number; mode?: string; extract?: boolean; busyPaths?: string[]; videos?: string[] } }
   | { id: number; method: "summarize"; reference: string; options: { length?: SummaryLength } }
-  | { id: number; method: "ingest"; inputs: string[]; options: { incremental?: boolean; confineTo?: string[]; describeEntities?: boolean } }
+  | { id: number; method: "ingest"; inputs: string[]; options: { incremental?: boolean; confineTo?: string[]; describeEntities?: boolean; language?: string } }
   | { id: number; method: "abort" }
   /** Stop the work, close the library (its database and its scratch folder), answer, then end the thread. */
   | { id: number; method: "close" };

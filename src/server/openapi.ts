@@ -166,7 +166,14 @@ export function openApiDocument(version: string): JsonObject {
             content: {
               "application/json": { schema: ref("IngestPathsRequest") },
               "multipart/form-data": {
-                schema: { type: "object", properties: { file: { type: "array", items: { type: "string", format: "binary" } }, incremental: { type: "string", enum: ["true", "false"] } } },
+                schema: {
+                  type: "object",
+                  properties: {
+                    file: { type: "array", items: { type: "string", format: "binary" } },
+                    incremental: { type: "string", enum: ["true", "false"] },
+                    language: { type: "string", description: "The language the files speak or show (an ISO 639 code such as de), when their subtitles cannot tell it; one that names no language is a 400" },
+                  },
+                },
               },
             },
           },

@@ -147,7 +147,7 @@ describe("the HTTP API on a library of real media", { skip: needsShared }, () =>
     const vtt = await (await app.request(`/api/videos/${fridayId}/transcript.vtt`)).text();
     assert.match(vtt, /^WEBVTT/);
     // Its subtitles name no one; the diarizer, where one runs, gives the voice span.
-    assert.match(vtt, /00:00:03\.000 --> 00:00:04\.299\n(?:<v Speaker 1>)?Yes, he's in - in a bad humor/);
+    assert.match(vtt, /00:00:03\.000 --> 00:00:04\.299\n(?:<lang en>)?(?:<v Speaker 1>)?Yes, he's in - in a bad humor/);
     const window = (await (await app.request(`/api/videos/${fridayId}/transcript?from=4.3&to=6`)).json()) as { segments: { text: string }[] };
     assert.deepEqual(window.segments.map((segment) => segment.text), ["Somebody must've stolen the crown jewels"]);
   });

@@ -26,7 +26,7 @@ export interface Video {
   clipCount: number;
   /**
    * The language it speaks or shows, ISO 639-1 ("de"): as the user gave it, else its subtitle stream's tag or sidecar
-   * name, else identified from its text; absent when none of them could tell.
+   * name, else the one its transcriber reported hearing, else identified from its text; absent when none could tell.
    */
   language?: string;
 }
@@ -52,6 +52,12 @@ export interface Segment {
    * diarizer or a diarizing transcriber), or the name a subtitle file gives (a WebVTT voice, an SRT "DANA:" prefix).
    */
   speaker?: string;
+  /**
+   * The language it is in, ISO 639-1 ("de"): a subtitle's from its stream's tag or file name (else identified from that
+   * stream's own text), speech's as the transcriber heard it or was asked for, screen text's the video's where OCR read
+   * in it. Absent where none of them could tell.
+   */
+  language?: string;
 }
 
 /** A sampled frame, kept by time (pixels are not stored). */

@@ -53,7 +53,12 @@ export interface Transcriber {
       /** The language spoken (ISO 639-1), when known: a multilingual model transcribes in it instead of guessing. */
       language?: string;
     },
-  ): Promise<{ segments: TranscriptSegment[]; warnings: Warning[] }>;
+  ): Promise<{
+    segments: TranscriptSegment[];
+    warnings: Warning[];
+    /** The language the transcriber heard (ISO 639-1), where it reports one (Whisper-class servers' `language`). */
+    language?: string;
+  }>;
 }
 
 /** A stretch of audio where one voice speaks. */
@@ -155,7 +160,15 @@ export interface VisionLanguageModel extends LanguageModel {
 export interface TextEmbedder {
   readonly id: string;
   readonly capabilities: BaseCapabilities & { dimensions: number };
-  embed(texts: string[], options?: CallOptions): Promise<Float32Array[]>;
+  embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
+}
+
+export interface EmbedOptions extends CallOptions {
+  /**
+   * What the texts are: "query" for a question, "passage" (default) for what is searched. Models trained with the two
+   * apart (the E5 family, multilingual-e5 among them) are given their prefix ("query: ", "passage: ").
+   */
+  purpose?: "query" | "passage";
 }
 
 /** Images and text into one vector space (CLIP family). Vectors are L2-normalised. */

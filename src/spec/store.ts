@@ -72,6 +72,12 @@ export interface ClipWriteBack {
   /** The video's chapters made again from its new text, replacing all the stored ones; absent: left as they are. */
   chapters?: Chapter[];
   stages: ClipStageRecord[];
+  /**
+   * The language the extraction found the video in (ISO 639-1: what the transcriber heard, or its speech identified),
+   * for a video that has none: it becomes the video's, and the text already indexed is indexed again in it. A video
+   * with a language keeps it (the user's word or its subtitles' outrank this).
+   */
+  language?: string;
 }
 
 /** Deferred work over the library: clips are extracted when every stage on them is done. */

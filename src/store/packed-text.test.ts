@@ -1,5 +1,6 @@
 // The codecs behind schema version 7, where the store's own tests cannot reach: the block format it does not write
-// today, blocks as written before they carried speakers (schema 11), and the fallbacks that keep a text as it is.
+// today, blocks as written before they carried speakers (schema 11) or languages (schema 15), and the fallbacks that
+// keep a text as it is.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -35,7 +36,7 @@ test("plain and deflated segment blocks decode to the same segments", () => {
     assert.deepEqual(view.segments(), segments);
     assert.equal(view.region, "Cut the rope. Tie a knot. KNOTS 101 Pull it tight.");
   }
-  assert.throws(() => new SegmentBlockView(Buffer.of(7, 0)), /unknown format/);
+  assert.throws(() => new SegmentBlockView(Buffer.of(8, 0)), /unknown format/);
 });
 
 /** Segments written before blocks carried speakers, and the blocks the encoder of then made of them (plain, deflated). */
@@ -92,6 +93,31 @@ test("speakers come back with their segments, in blocks of both kinds, and a blo
     [{ first: 258, last: 259 }],
     "a clip's transcript is still a run of the speech segments, speakers or not",
   );
+});
+
+test("languages come back with their segments, beside speakers or alone, and a block without any stays as before", () => {
+  const lines: Segment[] = Array.from({ length: 300 }, (_, index) => ({
+    startSecond: index,
+    endSecond: index + 1,
+    text: `Zeile ${index}`,
+    source: index % 3 === 0 ? ("subtitle" as const) : ("speech" as const),
+    // Two streams' lines in turn in the second block, a line of no known language now and then; one speaker in the first.
+    ...(index >= 256 && index % 7 !== 0 ? { language: index % 2 === 0 ? "de" : "en" } : {}),
+    ...(index === 5 || index === 260 ? { speaker: "Speaker 1" } : {}),
+  }));
+  for (const deflate of [false, true]) {
+    const blocks = encodeSegmentBlocks(lines, deflate);
+    assert.deepEqual(blocks.flatMap((block) => new SegmentBlockView(block.data).segments()), lines);
+    assert.deepEqual(blocks.map((block) => block.data[0]), deflate ? [3, 7] : [2, 6], "the format byte says which columns follow");
+    const [alone] = encodeSegmentBlocks(lines.slice(256).map(({ speaker: _speaker, ...segment }) => segment), deflate);
+    assert.equal(alone?.data[0], deflate ? 5 : 4, "languages without speakers");
+    assert.deepEqual(new SegmentBlockView(alone?.data as Buffer).segments(), lines.slice(256).map(({ speaker: _speaker, ...segment }) => segment));
+  }
+  const [first] = encodeSegmentBlocks(lines.slice(0, 256), false);
+  assert.ok(new SegmentBlockView(first?.data as Buffer).segments().every((segment) => !("language" in segment)), "no language key where none was written");
+  const [some] = encodeSegmentBlocks(lines.slice(256), false);
+  const [none] = encodeSegmentBlocks(lines.slice(256).map(({ language: _language, ...segment }) => segment), false);
+  assert.ok((some?.data.length ?? 0) - (none?.data.length ?? 0) <= 7 + 44, "two codes and a byte a segment");
 });
 
 test("a transcript is a run of speech segments only where joining the run gives it back exactly", () => {

@@ -138,23 +138,26 @@ const hasClipIndex = 2;
 
 /**
  * The first byte of a block: how the rest is stored, as bits. `deflatedBody`: the body is deflated (see
- * `deflateSegmentBlocks`); else plain. `speakerColumns` (SQLite schema 11, Postgres schema 6): the body ends with the
- * speakers' columns. A block whose segments have no speaker is written without them, byte for byte as before, so the
+ * `deflateSegmentBlocks`); else plain. `speakerColumns` (SQLite schema 11, Postgres schema 6): the body goes on with the
+ * speakers' columns. `languageColumns` (SQLite schema 15, Postgres schema 10): then with the languages' columns. A block
+ * whose segments have no speaker (no language) is written without those columns, byte for byte as before, so the
  * blocks of a library from before read as they are and cost nothing more; an older reader refuses a block with them
- * (an unknown format) instead of dropping who speaks, and an older videorag refuses the newer schema first anyway.
+ * (an unknown format) instead of dropping who speaks or in which language, and an older videorag refuses the newer
+ * schema first anyway.
  */
 const deflatedBody = 1;
 const speakerColumns = 2;
-const knownFormatBits = deflatedBody | speakerColumns;
+const languageColumns = 4;
+const knownFormatBits = deflatedBody | speakerColumns | languageColumns;
 
 /**
  * A video's segments, in the order given, as blocks of `segmentsPerBlock`. A block holds its `region` first (the texts
  * joined by spaces, what chunks and excerpts are read from, decoded as one string), then its columns one after another:
  * sources, flags, times, clip indexes, and the texts' lengths in UTF-16 units to cut the region by; then, only in a
- * block where some segment has a speaker (see `speakerColumns`), the speakers as the sources are kept: the block's
- * distinct labels, and a varint per segment, 0 for none, else the label's place plus one. A start equal to the
- * previous segment's end (plain-text transcripts are timed back to back) is not written again. `deflate` compresses
- * each block.
+ * block where some segment has a speaker (see `speakerColumns`), the speakers as labels (see `writeLabels`); then,
+ * only in a block where some segment has a language (`languageColumns`), the languages the same way. A start equal to
+ * the previous segment's end (plain-text transcripts are timed back to back) is not written again. `deflate`
+ * compresses each block.
  */
 export function encodeSegmentBlocks(segments: Segment[], deflate: boolean): SegmentBlock[] {
   const blocks: SegmentBlock[] = [];
@@ -191,19 +194,10 @@ export function encodeSegmentBlocks(segments: Segment[], deflate: boolean): Segm
       if (((flags[index] as number) & hasClipIndex) !== 0) writer.double(asReal(segment.clipIndex as number));
     });
     for (const text of texts) writer.varint(text.length);
-    const speakerOf = part.map((segment) => (segment.speaker === undefined || segment.speaker === null ? undefined : storedText(String(segment.speaker))));
-    const speakers = [...new Set(speakerOf.filter((speaker) => speaker !== undefined))];
-    if (speakers.length > 0) {
-      writer.varint(speakers.length);
-      for (const speaker of speakers) {
-        const bytes = Buffer.from(speaker, "utf8");
-        writer.varint(bytes.length);
-        writer.bytes(bytes);
-      }
-      for (const speaker of speakerOf) writer.varint(speaker === undefined ? 0 : speakers.indexOf(speaker) + 1);
-    }
+    const hasSpeakers = writeLabels(writer, part.map((segment) => segment.speaker));
+    const hasLanguages = writeLabels(writer, part.map((segment) => segment.language));
     const body = writer.done();
-    const format = (deflate ? deflatedBody : 0) | (speakers.length > 0 ? speakerColumns : 0);
+    const format = (deflate ? deflatedBody : 0) | (hasSpeakers ? speakerColumns : 0) | (hasLanguages ? languageColumns : 0);
     const starts = part.map((segment) => asReal(segment.startSecond));
     blocks.push({
       blockIndex: first / segmentsPerBlock,
@@ -214,6 +208,50 @@ export function encodeSegmentBlocks(segments: Segment[], deflate: boolean): Segm
     });
   }
   return blocks;
+}
+
+/**
+ * A label per segment (a speaker, a language), written as the sources are kept when some segment has one: the block's
+ * distinct labels, then a varint per segment, 0 for none, else the label's place plus one. Nothing is written, and
+ * false returned, when no segment has one.
+ */
+function writeLabels(writer: ByteWriter, labels: (string | undefined | null)[]): boolean {
+  const labelOf = labels.map((label) => (label === undefined || label === null ? undefined : storedText(String(label))));
+  const distinct = [...new Set(labelOf.filter((label) => label !== undefined))];
+  if (distinct.length === 0) return false;
+  writer.varint(distinct.length);
+  for (const label of distinct) {
+    const bytes = Buffer.from(label, "utf8");
+    writer.varint(bytes.length);
+    writer.bytes(bytes);
+  }
+  for (const label of labelOf) writer.varint(label === undefined ? 0 : distinct.indexOf(label) + 1);
+  return true;
+}
+
+/** Labels written by `writeLabels`, for a block of `count` segments. */
+function readLabels(reader: ByteReader, count: number): BlockLabels {
+  const labelCount = reader.varint();
+  const labels: string[] = [];
+  for (let index = 0; index < labelCount; index++) labels.push(reader.text(reader.varint()));
+  const labelOf = labelCount < 256 ? new Uint8Array(count) : new Array<number>(count);
+  for (let index = 0; index < count; index++) labelOf[index] = reader.varint();
+  return { labels, labelOf };
+}
+
+/** A block's distinct labels of one kind, and each segment's place among them plus one (0: none). */
+interface BlockLabels {
+  labels: string[];
+  labelOf: Uint8Array | number[];
+}
+
+/** The labels of a block written without them: every segment's entry is 0 (an empty array reads as undefined). */
+const noLabels: BlockLabels = { labels: [], labelOf: [] };
+
+/** A segment's label from a block's labels, as a property to spread: none where it has none. */
+function labelAt<K extends string>(key: K, labels: BlockLabels, index: number): { [P in K]?: string } {
+  const place = labels.labelOf[index];
+  return place ? ({ [key]: labels.labels[place - 1] as string } as { [P in K]?: string }) : {};
 }
 
 /** A block's texts as one string, as chunks quote them: a clip's lines run on, joined by spaces. */
@@ -285,7 +323,8 @@ export class SegmentBlockView {
       text: this.text(index),
       source: this.source(index),
       ...(columns.hasClip[index] === 1 ? { clipIndex: columns.clipIndexes[index] as number } : {}),
-      ...(columns.speakerOf[index] ? { speaker: columns.speakers[(columns.speakerOf[index] as number) - 1] as string } : {}),
+      ...labelAt("speaker", columns.speakers, index),
+      ...labelAt("language", columns.languages, index),
     };
   }
 
@@ -329,15 +368,9 @@ export class SegmentBlockView {
       lengths[index] = length;
       offset += length + 1;
     }
-    const speakers: string[] = [];
-    let speakerOf: Uint8Array | number[] = noSpeakers;
-    if (this.format & speakerColumns) {
-      const speakerCount = reader.varint();
-      for (let index = 0; index < speakerCount; index++) speakers.push(reader.text(reader.varint()));
-      speakerOf = speakerCount < 256 ? new Uint8Array(count) : new Array<number>(count);
-      for (let index = 0; index < count; index++) speakerOf[index] = reader.varint();
-    }
-    return (this.columnsRead = { count, sources, sourceOf, starts, ends, clipIndexes, hasClip, offsets, lengths, speakers, speakerOf });
+    const speakers = this.format & speakerColumns ? readLabels(reader, count) : noLabels;
+    const languages = this.format & languageColumns ? readLabels(reader, count) : noLabels;
+    return (this.columnsRead = { count, sources, sourceOf, starts, ends, clipIndexes, hasClip, offsets, lengths, speakers, languages });
   }
 }
 
@@ -352,13 +385,10 @@ interface BlockColumns {
   /** Where each text starts in the region, and its length, in UTF-16 units. */
   offsets: Uint32Array;
   lengths: Uint32Array;
-  /** The block's distinct speakers, and each segment's place among them plus one (0: none). */
-  speakers: string[];
-  speakerOf: Uint8Array | number[];
+  /** Who speaks each segment, and the language each is in. */
+  speakers: BlockLabels;
+  languages: BlockLabels;
 }
-
-/** The speakers of a block written without them: every segment's entry is 0 (an empty array reads as undefined). */
-const noSpeakers: number[] = [];
 
 /**
  * The segments of a window [start, end) from the blocks that may hold them (each with its place among the video's

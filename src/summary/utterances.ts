@@ -1,9 +1,10 @@
 // The units summaries and chapters are made of: whole utterances, each one or more consecutive spoken segments merged
 // until a sentence ends, a pause falls or it is long enough to stand alone. Auto-captions come as 8-word lines with no
-// punctuation; quoting one line cuts a sentence in half, quoting an utterance does not.
+// punctuation; quoting one line cuts a sentence in half, quoting an utterance does not. Sentence ends, joins and word
+// counts are those of the text's script (text/sentences.ts): a Japanese line ends at "。" and runs on without a space.
 
 import type { Segment } from "../spec/index.js";
-import { analyzeText, termKey } from "../text/index.js";
+import { analyzeText, countWords, endsSentence, joinLines, termKey } from "../text/index.js";
 
 /** Consecutive segments of one channel read as one unit, with their content stems. */
 export interface Utterance {
@@ -30,8 +31,6 @@ export interface UtteranceSettings {
 
 export const defaultUtteranceSettings: UtteranceSettings = { minWords: 10, maxWords: 40, pauseSeconds: 1.5 };
 
-const sentenceEnd = /[.!?…]["'”’)\]]*\s*$/;
-const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
 /** Stems of a text's content words, sound cues ("[squawk]", "(laughs)") left out: what summary/ compares. */
 export function contentStems(text: string): string[] {
@@ -50,7 +49,7 @@ export function buildUtterances(segments: readonly Segment[], settings: Utteranc
   let open: { startSecond: number; endSecond: number; texts: string[]; source: Segment["source"]; words: number } | undefined;
   const close = (): void => {
     if (!open) return;
-    const text = open.texts.join(" ").replace(/\s+/g, " ").trim();
+    const text = joinLines(open.texts).replace(/\s+/g, " ").trim();
     if (text) utterances.push({ startSecond: open.startSecond, endSecond: open.endSecond, text, source: open.source, stems: contentStems(text), words: open.words });
     open = undefined;
   };
@@ -63,7 +62,7 @@ export function buildUtterances(segments: readonly Segment[], settings: Utteranc
     open.texts.push(text);
     open.endSecond = Math.max(open.endSecond, segment.endSecond);
     open.words += countWords(text);
-    if (open.words >= settings.maxWords || (open.words >= settings.minWords && sentenceEnd.test(text))) close();
+    if (open.words >= settings.maxWords || (open.words >= settings.minWords && endsSentence(text))) close();
   }
   close();
   return utterances;

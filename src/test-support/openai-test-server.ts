@@ -48,6 +48,11 @@ export interface OpenAiTestServerOptions {
   embeddingDimensions?: number;
   /** The assistant's text for a chat request; default: the last user text echoed back. Streamed word by word. */
   reply?: (request: RecordedRequest) => string;
+  /**
+   * The language a transcription reports hearing when the request names none, as OpenAI's API names it (Whisper's
+   * English name, "german"); default "english". A request that names one gets it back as sent.
+   */
+  heardLanguage?: string;
 }
 
 const modelId = "test-model";
@@ -66,7 +71,7 @@ export async function startOpenAiTestServer(options: OpenAiTestServerOptions = {
       const scripted = queue.shift();
       if (typeof scripted === "function") await scripted(request, response);
       else if (scripted) await fault(scripted, request, response);
-      else await reply(request, response, dimensions);
+      else await reply(request, response, dimensions, options.heardLanguage ?? "english");
     })().catch((error: unknown) => {
       if (!response.headersSent) sendError(response, 500, `test server failed: ${String(error)}`, "server_error");
       else response.destroy();
@@ -113,7 +118,7 @@ async function record(incoming: IncomingMessage): Promise<RecordedRequest> {
   return request;
 }
 
-async function reply(request: RecordedRequest, response: ServerResponse, dimensions: number): Promise<void> {
+async function reply(request: RecordedRequest, response: ServerResponse, dimensions: number, heardLanguage: string): Promise<void> {
   const route = `${request.method} ${request.path}`;
   if (route === "GET /v1/models") {
     sendJson(response, 200, { object: "list", data: [{ id: modelId, object: "model", created: 1_700_000_000, owned_by: "test" }] });
@@ -125,7 +130,10 @@ async function reply(request: RecordedRequest, response: ServerResponse, dimensi
   } else if (route === "POST /v1/audio/transcriptions") {
     const file = request.form?.files.file;
     if (!file) sendError(response, 400, "you must provide a file");
-    else sendJson(response, 200, transcription(file.data, request.form?.fields["timestamp_granularities[]"] ?? []));
+    else {
+      const language = request.form?.fields.language?.[0] ?? heardLanguage;
+      sendJson(response, 200, transcription(file.data, request.form?.fields["timestamp_granularities[]"] ?? [], language));
+    }
   } else {
     sendError(response, 404, `Unknown request URL: ${route}`);
   }
@@ -267,8 +275,11 @@ function fnv1a(text: string): number {
 
 const spokenWords = "and so my fellow americans ask not what your country can do for you".split(" ");
 
-/** A verbose_json reply: the fixed sentence spread evenly over the uploaded WAV's duration, in two segments. */
-function transcription(wav: Buffer, granularities: string[]) {
+/**
+ * A verbose_json reply: the fixed sentence spread evenly over the uploaded WAV's duration, in two segments, said to be
+ * in `language`.
+ */
+function transcription(wav: Buffer, granularities: string[], language: string) {
   const duration = wavDurationSeconds(wav);
   const step = duration / spokenWords.length;
   const words = spokenWords.map((word, index) => ({ word, start: round(index * step), end: round((index + 0.8) * step) }));
@@ -287,7 +298,7 @@ function transcription(wav: Buffer, granularities: string[]) {
   }));
   return {
     task: "transcribe",
-    language: "english",
+    language,
     duration,
     text: spokenWords.join(" "),
     ...(granularities.includes("segment") && { segments }),

@@ -1,26 +1,39 @@
 // Words of a text as every layer reads them: the store's tokenizer splits the same way, the question analysis drops the
-// same function words, and one stem key (Porter, as FTS5's tokenizer) matches inflections alike everywhere.
+// same function words (a language's own where it is not English), and one stem key (Porter, as FTS5's tokenizer)
+// matches inflections alike everywhere.
 
 import { stemmer } from "stemmer";
-import { indexedText } from "./indexed-text.js";
-import { englishStopwords, minimumContentTerms, questionWords } from "./stopwords.js";
+import { foldDiacritics } from "./fold-diacritics.js";
+import { cjkPairs } from "./indexed-text.js";
+import { englishStopwords, minimumContentTerms, questionWords, stopwordsFor } from "./stopwords.js";
+import { stemmerFor } from "./word-stems.js";
 
 /**
  * Lowercase words (letters and digits), apostrophes splitting them as the store's tokenizer does ("car's" → car, s);
  * runs of Chinese, Japanese or Korean characters as their overlapping pairs, as the store indexes them (indexed-text.ts).
  */
 export function tokenize(text: string): string[] {
-  return indexedText(text.normalize("NFKC").toLowerCase()).match(/[\p{L}\p{N}]+/gu) ?? [];
+  return cjkPairs(text.normalize("NFKC").toLowerCase()).match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 /** Single letters carry no meaning once split off ("car's" → "s"); single digits can ("3 eggs"). */
 const isWord = (token: string): boolean => token.length > 1 || /\p{N}/u.test(token);
 
 /**
- * The content words of a text, in order with repeats: function words dropped always, question framing dropped when
- * enough other words remain.
+ * The content words of a text, in order with repeats. English (and text of no known `language`, ISO 639-1): function
+ * words dropped always, question framing dropped when enough other words remain. Another language: its stop words
+ * (stopwords-iso) dropped only while `minimumContentTerms` other words remain, since its list is long and holds nouns
+ * too ("Wann kommt der Mann?" keeps every word rather than one; on the languages bench, dropping them down to one word
+ * cost a fifth of German, French and Spanish four-word stretches their first place); English's framing words are not
+ * looked for.
  */
-export function analyzeText(text: string): string[] {
+export function analyzeText(text: string, language?: string): string[] {
+  if (language !== undefined && language !== "en") {
+    const words = tokenize(text).filter(isWord);
+    const stopwords = stopwordsFor(language);
+    const content = stopwords ? words.filter((word) => !stopwords.has(word)) : words;
+    return new Set(content).size >= minimumContentTerms ? content : words;
+  }
   const words = tokenize(text).filter((token) => isWord(token) && !englishStopwords.has(token));
   const content = words.filter((word) => !questionWords.has(word));
   return new Set(content).size >= minimumContentTerms ? content : words;
@@ -32,4 +45,18 @@ export function analyzeText(text: string): string[] {
  */
 export function termKey(word: string): string {
   return stemmer(word.toLowerCase());
+}
+
+/**
+ * `termKey` for words of `language` (ISO 639-1): English and no language, `termKey` itself; another, the word's
+ * Snowball stem folded as the index folds it (indexed-text.ts), so "cafe" meets "café" and "Häuser" meets "Haus" where
+ * the store matched them. A factory, so `words.map(termKeyFor(language))` reads as `words.map(termKey)` does.
+ */
+export function termKeyFor(language: string | undefined): (word: string) => string {
+  if (language === undefined || language === "en") return termKey;
+  const stem = stemmerFor(language);
+  return (word) => {
+    const lower = word.toLowerCase();
+    return foldDiacritics(stem ? stem(lower) : lower, language);
+  };
 }

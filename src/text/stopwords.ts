@@ -1,5 +1,8 @@
 // Words that say nothing about what a question is looking for: English function words, and the words questions are
-// framed with ("what is a common sequence of steps for ...").
+// framed with ("what is a common sequence of steps for ..."); in another language, the stop words stopwords-iso (MIT)
+// lists for it.
+
+import { createRequire } from "node:module";
 
 /** English function words, contractions and fillers common in speech transcripts. */
 export const englishStopwords: ReadonlySet<string> = new Set(
@@ -33,4 +36,32 @@ export const minimumContentTerms = 2;
 
 export function isStopword(word: string): boolean {
   return englishStopwords.has(word);
+}
+
+const requireModule = createRequire(import.meta.url);
+let isoLists: Record<string, string[]> | undefined;
+const otherStopwords = new Map<string, ReadonlySet<string> | undefined>();
+
+/**
+ * The stop words of a language (ISO 639-1): `englishStopwords` for English and for no language; stopwords-iso's list,
+ * lowercase, for another (an entry with an apostrophe, "aujourd'hui", also as the words the tokenizer cuts it into);
+ * undefined for a language the package has no list for. The lists are broad: German's holds "zeit", "mann" and "jahr",
+ * so a caller keeps the words when the list would leave none (see analyze-text.ts).
+ */
+export function stopwordsFor(language: string | undefined): ReadonlySet<string> | undefined {
+  if (language === undefined || language === "en") return englishStopwords;
+  if (otherStopwords.has(language)) return otherStopwords.get(language);
+  isoLists ??= requireModule("stopwords-iso") as Record<string, string[]>;
+  const list = (Object.hasOwn(isoLists, language) ? isoLists[language] : undefined) ?? [];
+  let words: Set<string> | undefined;
+  if (list.length > 0) {
+    words = new Set();
+    for (const entry of list) {
+      const word = entry.normalize("NFKC").toLowerCase();
+      words.add(word);
+      for (const part of word.split(/['’]/)) if (part) words.add(part);
+    }
+  }
+  otherStopwords.set(language, words);
+  return words;
 }

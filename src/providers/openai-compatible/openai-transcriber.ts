@@ -3,7 +3,8 @@
 // pieces sent one after another, and each piece's times are shifted back onto the whole file's clock.
 // Servers that return only text still give a usable transcript: one segment per upload, with a warning.
 // Who speaks comes through as the server labels it, from a diarizing model's `diarized_json` (OpenAI's
-// gpt-4o-transcribe-diarize) or from `speaker` on verbose_json segments (whisperX-style servers).
+// gpt-4o-transcribe-diarize) or from `speaker` on verbose_json segments (whisperX-style servers). The language the
+// server heard (verbose_json's `language`, a Whisper name or a code) comes back as ISO 639-1.
 
 import { mkdtemp, open, readFile, rm, writeFile, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -24,6 +25,7 @@ import {
 } from "../../media/index.js";
 import { whisperLanguages } from "../../text/index.js";
 import { openAiEndpoint, providerId, type OpenAiConnectionOptions } from "./openai-endpoint.js";
+import { reportedLanguage } from "./whisper-language-names.js";
 
 export interface OpenAiTranscriberOptions extends OpenAiConnectionOptions {
   /** Languages the model transcribes, as ISO 639-1 codes. Default Whisper's (OpenAI's models and Whisper servers). */
@@ -49,6 +51,8 @@ const timedText = { start: z.number(), end: z.number() };
 const speakerLabel = z.union([z.string(), z.number()]).nullish();
 const transcriptionReply = z.object({
   text: z.string(),
+  // Whisper's name of the language it heard ("german"), or its code: servers differ.
+  language: z.string().nullish(),
   segments: z.array(z.object({ ...timedText, text: z.string(), speaker: speakerLabel })).nullish(),
   words: z.array(z.object({ ...timedText, word: z.string() })).nullish(),
 });
@@ -169,8 +173,11 @@ interface PieceReply {
   endSecond: number;
 }
 
-/** Joins the replies for consecutive stretches of the audio into one transcript on the whole file's clock. */
-function transcriptOf(replies: PieceReply[], textOnlyDetail: string): { segments: TranscriptSegment[]; warnings: Warning[] } {
+/**
+ * Joins the replies for consecutive stretches of the audio into one transcript on the whole file's clock; its language
+ * the one most pieces were heard in.
+ */
+function transcriptOf(replies: PieceReply[], textOnlyDetail: string): { segments: TranscriptSegment[]; warnings: Warning[]; language?: string } {
   let textOnly = false;
   const segments = replies.flatMap(({ reply, startSecond, endSecond }) => {
     // Times are kept inside the stretch, so a piece's last segment never overlaps the next piece's first.
@@ -191,7 +198,12 @@ function transcriptOf(replies: PieceReply[], textOnlyDetail: string): { segments
     return pieceSegments.map((segment, index) => withWords(segment, words, index === lastIndex));
   });
   const warnings: Warning[] = textOnly ? [{ type: "degraded", feature: "speech timestamps", detail: textOnlyDetail }] : [];
-  return { segments, warnings };
+  const heard = replies.flatMap(({ reply }) => reportedLanguage(reply.language) ?? []);
+  const language = heard.reduce<string | undefined>(
+    (best, candidate) => (best !== undefined && heard.filter((entry) => entry === best).length >= heard.filter((entry) => entry === candidate).length ? best : candidate),
+    undefined,
+  );
+  return { segments, warnings, ...(language ? { language } : {}) };
 }
 
 /**

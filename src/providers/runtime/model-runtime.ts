@@ -368,7 +368,8 @@ export function createModelRuntime(options: ModelRuntimeOptions = {}): ModelRunt
         id: embedder.id,
         capabilities: embedder.capabilities,
         embed: (texts, callOptions) =>
-          batchedCall(embedder, "embed", texts, (text) => text, callOptions?.signal, (chunk, signal) =>
+          // A question is cached apart from the same words as a passage: models such as E5 embed the two differently.
+          batchedCall(embedder, "embed", texts, (text) => (callOptions?.purpose === "query" ? `query: ${text}` : text), callOptions?.signal, (chunk, signal) =>
             embedder.embed(chunk, { ...callOptions, signal }),
           ),
       };
@@ -421,13 +422,14 @@ export function createModelRuntime(options: ModelRuntimeOptions = {}): ModelRunt
       return {
         id: transcriber.id,
         capabilities: transcriber.capabilities,
-        // Keyed by the audio's bytes, so the same audio under another path (a re-extracted WAV) is still a hit.
+        // Keyed by the audio's bytes, so the same audio under another path (a re-extracted WAV) is still a hit, and by
+        // the language asked for, which changes what a multilingual model writes (no language: the key of before).
         // A transcription takes time in proportion to the audio: the timeout grows by two seconds per second of it.
         transcribe: async (wavPath, transcribeOptions) =>
           cachedCall(
             transcriber,
             "transcribe",
-            async () => ({ wavSha256: await hashFile(wavPath) }),
+            async () => ({ wavSha256: await hashFile(wavPath), ...(transcribeOptions?.language ? { language: transcribeOptions.language } : {}) }),
             transcribeOptions?.signal,
             (signal) => transcriber.transcribe(wavPath, { ...transcribeOptions, signal }),
             timeoutMs + 2000 * (await audioSeconds(wavPath)),
@@ -439,7 +441,7 @@ export function createModelRuntime(options: ModelRuntimeOptions = {}): ModelRunt
         id: ocr.id,
         capabilities: ocr.capabilities,
         recognize: (image, recognizeOptions) =>
-          cachedCall(ocr, "recognize", () => ({ image: image.data, mode: recognizeOptions?.mode }), recognizeOptions?.signal, (signal) =>
+          cachedCall(ocr, "recognize", () => ({ image: image.data, mode: recognizeOptions?.mode, ...(recognizeOptions?.language ? { language: recognizeOptions.language } : {}) }), recognizeOptions?.signal, (signal) =>
             ocr.recognize(image, { ...recognizeOptions, signal }),
           ),
       };

@@ -226,16 +226,16 @@ describe("batching and caching", () => {
     assert.deepEqual(second, first);
   });
 
-  test("the transcriber cache follows the audio's bytes, not its path; OCR's follows the image and mode", async () => {
+  test("the transcriber cache follows the audio's bytes, not its path, and the language asked; OCR's the image, mode and language", async () => {
     let transcribed = 0;
     let recognized = 0;
     const runtime = createModelRuntime({ cache: createMemoryModelCache() });
     const transcriber = runtime.wrapTranscriber({
       id: "t",
-      capabilities: { languages: ["en"], maxConcurrency: 1, timestamps: "segment" },
-      async transcribe() {
+      capabilities: { languages: ["en", "de"], maxConcurrency: 1, timestamps: "segment" },
+      async transcribe(_path, options) {
         transcribed++;
-        return { segments: [], warnings: [] };
+        return { segments: [], warnings: [], language: options?.language ?? "en" };
       },
     });
     const [a, b, c] = [freshPath("wav"), freshPath("wav"), freshPath("wav")];
@@ -244,6 +244,9 @@ describe("batching and caching", () => {
     writeFileSync(c, "other audio");
     for (const path of [a, b, c]) await transcriber.transcribe(path);
     assert.equal(transcribed, 2);
+    assert.equal((await transcriber.transcribe(a, { language: "de" })).language, "de", "asked in German, heard again");
+    assert.equal((await transcriber.transcribe(b)).language, "en", "the reported language is kept with the cached transcript");
+    assert.equal(transcribed, 3);
     await rejectsWith(transcriber.transcribe(join(dir, "missing.wav")), "INPUT_NOT_FOUND");
 
     const ocr = runtime.wrapOcr({
@@ -260,6 +263,8 @@ describe("batching and caching", () => {
     await ocr.recognize(png(1), { mode: "subtitle" });
     await ocr.recognize(png(2), { mode: "screen" });
     assert.equal(recognized, 3);
+    await ocr.recognize(png(1), { mode: "subtitle", language: "de" });
+    assert.equal(recognized, 4, "a subtitle read in its stream's language is read again");
   });
 });
 

@@ -66,6 +66,8 @@ export function createWhisperTranscriber(options: WhisperTranscriberOptions = {}
           segments.push(...toSegments(output, block.startSample / speechSampleRate, block.endSample / speechSampleRate));
           onProgress?.(block.endSample / speechSampleRate, totalSeconds);
         }
+        // No language is reported: transformers.js's pipeline (4.3) decodes without `return_language`, so the language
+        // Whisper detected never reaches its output; told one, the model transcribes in it (above).
         return { segments, warnings };
       } finally {
         await file.close();

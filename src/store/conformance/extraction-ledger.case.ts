@@ -82,5 +82,33 @@ export function runExtractionLedgerConformance(name: string, open: OpenStore): v
       assert.ok(await store.removeVideo("deferred"));
       assert.deepEqual(await store.clipStages(), [], "removing a video removes its deferred work");
     });
+
+    withStore("a write-back gives a video without a language the one found, and its text is indexed again in it; one with a language keeps it", async (store) => {
+      const content = sampleVideo("rede", ["Wir sehen die Häuser am Fluss", "Das Boot liegt im Hafen"]);
+      const chapter = { index: 0, startSecond: 0, endSecond: 60, title: "Häuser am Fluss", summary: "Die Häuser", text: "Wir sehen die Häuser am Fluss", madeBy: "lite" };
+      await store.commitVideo({ ...content, chapters: [chapter] });
+      const stemmed = { terms: [{ text: "Haus", weight: 1 }], limit: 5, language: "de" };
+      assert.deepEqual(await store.searchClips(stemmed), [], "indexed in no language, a word's other forms are not found");
+      await store.writeBack({ videoId: "rede", documents: [], replaces: [], segments: [], vectors: [], stages: [], language: "de" });
+      assert.equal((await store.getVideo("rede"))?.language, "de");
+      assert.deepEqual((await store.searchClips(stemmed)).map((match) => match.clipIndex), [0], "indexed again in German: Haus finds Häuser");
+      assert.equal((await store.searchVideos(stemmed))[0]?.videoId, "rede");
+      assert.equal((await store.searchChapters({ terms: [{ text: "fluss", weight: 1 }], limit: 5 }))[0]?.chapterIndex, 0, "chapters are indexed again too");
+      // What was indexed in German is forgotten in German: the clip's text replaced, its old words leave the index.
+      await store.writeBack({
+        videoId: "rede",
+        documents: [{ ...content.clips[0]!, transcript: "Die Brücke über den Fluss" }],
+        replaces: [],
+        segments: [],
+        vectors: [],
+        stages: [],
+        chapters: [{ ...chapter, title: "Die Brücke", summary: "", text: "Die Brücke über den Fluss" }],
+        language: "fr",
+      });
+      assert.equal((await store.getVideo("rede"))?.language, "de", "a language found later does not replace the one the video has");
+      assert.deepEqual(await store.searchClips(stemmed), []);
+      assert.deepEqual((await store.searchClips({ terms: [{ text: "Brücken", weight: 1 }], limit: 5, language: "de" })).map((match) => match.clipIndex), [0]);
+      assert.deepEqual(await store.searchChapters({ terms: [{ text: "häuser", weight: 1 }], limit: 5 }), []);
+    });
   });
 }

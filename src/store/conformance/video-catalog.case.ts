@@ -176,6 +176,29 @@ export function runVideoCatalogConformance(name: string, open: OpenStore): void 
       assert.deepEqual(await store.getSegments("talk", 0, 60), [{ startSecond: 1, endSecond: 29, text: "welcome", source: "subtitle" }]);
     });
 
+    withStore("segments keep their language through commit and write-back, beside who speaks; none where none was given", async (store) => {
+      const base = conversation("talk");
+      // Two subtitle streams' lines, speech heard in German, screen text of no known language.
+      const content = {
+        ...base,
+        segments: [
+          { startSecond: 0, endSecond: 1, text: "Willkommen", source: "subtitle" as const, language: "de" },
+          { startSecond: 0, endSecond: 1, text: "Welcome", source: "subtitle" as const, language: "en" },
+          ...base.segments.map((segment) => (segment.source === "speech" ? { ...segment, language: "de" } : segment)),
+        ],
+      };
+      await store.commitVideo(content);
+      assert.deepEqual(await store.getSegments("talk", 0, 60), content.segments, "every field, and no language key where none was given");
+      assert.ok((await store.getSegments("talk", 10, 20)).every((segment) => !("language" in segment)));
+      const clip1 = content.clips[1] as VideoContent["clips"][number];
+      const heard: Segment[] = [{ startSecond: 31, endSecond: 40, text: "erst das Mehl", source: "speech", language: "de", speaker: "Speaker 1", clipIndex: 1 }];
+      await store.writeBack({ videoId: "talk", documents: [{ ...clip1, transcript: "erst das Mehl" }], replaces: [{ clipIndex: 1, sources: ["speech"] }], segments: heard, vectors: [], stages: [] });
+      assert.deepEqual(await store.getSegments("talk", 30, 60), heard);
+      assert.deepEqual((await store.getSegmentRanges([{ videoId: "talk", startSecond: 0, endSecond: 1 }]))[0]?.map((segment) => segment.language), ["de", "en"]);
+      await store.commitVideo(sampleVideo("talk", ["welcome"]));
+      assert.ok((await store.getSegments("talk", 0, 60)).every((segment) => !("language" in segment)), "committed again without languages, they go");
+    });
+
     withStore("clips and segments read back by key and by time", async (store) => {
       await store.commitVideo(sampleVideo("v", ["zero", "one", "two"], { screen: ["", "slide one", ""] }));
       const clips = await store.getClips([{ videoId: "v", clipIndex: 1 }, { videoId: "v", clipIndex: 9 }]);

@@ -30,6 +30,17 @@ export async function deleteChapters(lexical: LexicalIndex, client: PoolClient, 
 }
 
 /**
+ * Forgets a video's chapter documents as they are indexed, runs `change` (which changes how its text is indexed: the
+ * video's language), and indexes them again, inside the caller's transaction.
+ */
+export async function reindexChapters(lexical: LexicalIndex, client: PoolClient, videoKey: number, change: () => Promise<void>): Promise<void> {
+  const { rows } = await client.query<ChapterTextRow>(`SELECT key, video_key, title, summary, text FROM chapters WHERE video_key = $1`, [videoKey]);
+  await lexical.remove(client, "chapter", chapterDocuments(rows));
+  await change();
+  await lexical.add(client, "chapter", chapterDocuments(rows));
+}
+
+/**
  * Replaces a video's chapters with these, and their BM25 documents, inside the caller's transaction. A malformed chapter
  * is ARGUMENT_INVALID, which rolls back the whole transaction.
  */

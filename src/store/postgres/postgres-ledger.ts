@@ -4,6 +4,7 @@
 
 import type { PoolClient } from "pg";
 import { VideoRagError } from "../../spec/index.js";
+import type { LexicalIndex } from "./lexical-index.js";
 import type {
   ClipSignals,
   ClipStageState,
@@ -18,11 +19,26 @@ import type {
 import { SegmentText, transcriptRuns } from "../packed-text.js";
 import { sumExtractionStatus, type StageCountRow, type VideoClipCountRow } from "../shared-extraction-status.js";
 import { toClipSignals, toClipStageState, type ClipSignalsRow, type ClipStageRow } from "../shared-ledger-rows.js";
-import { writeChapters } from "./postgres-chapters.js";
+import { reindexChapters, writeChapters } from "./postgres-chapters.js";
 import { readSegments, writeSegments, type PostgresContext } from "./postgres-context.js";
 import { clearGraph, packChunksAgain, pruneGraph, readChunkTexts, writeGraph } from "./postgres-graph-writes.js";
 import { clipDocuments, readClipTexts, wholeVideo, type ClipText } from "./postgres-text-index.js";
 import { pruneSpaces, writeVectors } from "./postgres-vectors.js";
+
+/**
+ * Gives a video without a language its first one: its clip, whole-video and chapter documents are forgotten as indexed
+ * (in none), the row changes, and they are indexed again in it, before anything else of a write-back changes.
+ */
+async function setFirstLanguage(lexical: LexicalIndex, client: PoolClient, videoKey: number, language: string): Promise<void> {
+  const clips = await readClipTexts(client, "video", [videoKey]);
+  await lexical.remove(client, "clip", clipDocuments(clips));
+  await lexical.remove(client, "video", [wholeVideo(videoKey, clips)]);
+  await reindexChapters(lexical, client, videoKey, async () => {
+    await client.query(`UPDATE videos SET language = $2 WHERE key = $1`, [videoKey, language]);
+  });
+  await lexical.add(client, "clip", clipDocuments(clips));
+  await lexical.add(client, "video", [wholeVideo(videoKey, clips)]);
+}
 
 /** Records clips' stage states, replacing those recorded before for the same clip and stage. */
 export async function upsertClipStages(client: PoolClient, videoKey: number, records: VideoContent["clipStages"] = []): Promise<void> {
@@ -104,9 +120,12 @@ export class PostgresLedger implements ExtractionLedger {
 
   async writeBack(update: ClipWriteBack): Promise<void> {
     await this.context.write(`cannot write back to ${update.videoId}`, async (client) => {
-      const row = (await client.query<{ key: number }>(`SELECT key FROM videos WHERE id = $1 AND status = 'ready' FOR UPDATE`, [update.videoId])).rows[0];
+      const row = (
+        await client.query<{ key: number; language: string | null }>(`SELECT key, language FROM videos WHERE id = $1 AND status = 'ready' FOR UPDATE`, [update.videoId])
+      ).rows[0];
       if (!row) throw new VideoRagError("VIDEO_NOT_FOUND", `no video ${update.videoId} to write back to`, { subject: update.videoId });
       const videoKey = row.key;
+      if (update.language && !row.language) await setFirstLanguage(this.context.lexical, client, videoKey, update.language);
       const segmentsChange = update.replaces.length > 0 || update.segments.length > 0;
       // The last document given for a clip wins.
       const documents = [...new Map(update.documents.map((document) => [document.index, document])).values()];

@@ -357,6 +357,12 @@ const schemaV8 = `ALTER TABLE videos ADD COLUMN language text;`;
  */
 const schemaV9 = `SELECT 1;`;
 
+/**
+ * Version 10: the language of each segment, in its block, as SQLite's schema 15 keeps it. Nothing to build: the blocks
+ * of before read as they are; the version keeps an older videorag from reading blocks it would refuse.
+ */
+const schemaV10 = `SELECT 1;`;
+
 /** What a migration needs from the store's code. */
 export interface MigrationHooks {
   /** Fills schema 2's posting lists from the documents schema 1 kept. */
@@ -380,6 +386,7 @@ const migrations: (string | { sql: string; then: (client: PoolClient, hooks: Mig
   schemaV7,
   schemaV8,
   { sql: schemaV9, then: (client, hooks) => hooks.reindexCjk(client) },
+  schemaV10,
 ];
 
 export const postgresSchemaVersion = migrations.length;

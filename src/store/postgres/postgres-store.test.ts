@@ -612,6 +612,43 @@ describe("Postgres store", { skip: needsPostgres }, () => {
     }
   });
 
+  test("a schema 9 library is migrated: its blocks read as written, and new segments carry their language", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore(url);
+    const old = sampleVideo("old", ["kneading the dough", "baking the loaf"]);
+    await store.commitVideo(old);
+    await store.close();
+    const client = new pg.Client(url);
+    await client.connect();
+    try {
+      await client.query(`UPDATE videorag_schema SET version = 9`);
+    } finally {
+      await client.end();
+    }
+    const migrated = await openPostgresStore(url);
+    try {
+      assert.deepEqual(await migrated.getSegments("old", 0, 60), old.segments);
+      await migrated.writeBack({
+        videoId: "old",
+        documents: [],
+        replaces: [],
+        segments: [{ startSecond: 40, endSecond: 44, text: "eine goldene Kruste", source: "speech", language: "de", clipIndex: 1 }],
+        vectors: [],
+        stages: [],
+      });
+      assert.deepEqual((await migrated.getSegments("old", 30, 60)).map((segment) => segment.language), [undefined, "de"]);
+    } finally {
+      await migrated.close();
+    }
+    const reopened = new pg.Client(url);
+    await reopened.connect();
+    try {
+      assert.equal((await reopened.query("SELECT version FROM videorag_schema")).rows[0]?.version, postgresSchemaVersion);
+    } finally {
+      await reopened.end();
+    }
+  });
+
   test("a library survives closing and reopening", async () => {
     const url = await server.createDatabase();
     const first = await openPostgresStore(url);

@@ -68,6 +68,20 @@ export class SqliteChapters implements ChapterStore {
     this.statements.deleteChapters.run(videoKey);
   }
 
+  /**
+   * Forgets a video's chapter rows as they are indexed, runs `change` (which changes how its text is indexed: the
+   * video's language), and indexes them again, inside the caller's transaction.
+   */
+  reindexChapters(videoKey: number, change: () => void): void {
+    const token = videoToken(videoKey);
+    const rows = this.statements.indexedChapters.all(videoKey) as { key: number; title: string; summary: string; text: string }[];
+    const before = this.context.lexical.languageOf(videoKey);
+    for (const row of rows) this.statements.forgetChapter.run(row.key, ...indexed(before, row.title, row.summary, row.text), token);
+    change();
+    const after = this.context.lexical.languageOf(videoKey);
+    for (const row of rows) this.statements.indexChapter.run(row.key, ...indexed(after, row.title, row.summary, row.text), token);
+  }
+
   async getChapters(videoId: string): Promise<Chapter[]> {
     return this.context.guard("cannot read chapters", () => (this.statements.chaptersOf.all(videoId) as ChapterRow[]).map(toChapter));
   }

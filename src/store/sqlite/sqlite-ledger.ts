@@ -21,6 +21,7 @@ function prepareLedgerStatements(db: Database.Database) {
     markAsked: db.prepare(`UPDATE clips SET asked = asked + 1
         WHERE video_key = (SELECT key FROM videos WHERE id = ? AND status = 'ready') AND clip_index = ?`),
     clipKey: db.prepare(`SELECT key FROM clips WHERE video_key = ? AND clip_index = ?`).pluck(),
+    setLanguage: db.prepare(`UPDATE videos SET language = ? WHERE key = ?`),
     updateClip: db.prepare(`UPDATE clips SET transcript = ?, transcript_first = ?, transcript_last = ?, screen = ?,
         visual = ? WHERE key = ?`),
     upsertClipStage: db.prepare(`INSERT INTO clip_stages (video_key, clip_index, stage, key, status, error)
@@ -122,6 +123,14 @@ export class SqliteLedger implements ExtractionLedger {
         // What is derived from the text about to change is read first, as it reads now (see schema version 7): clip
         // transcripts are runs of segment positions, and chunk texts are pieces of the segments' text.
         const before = context.reader();
+        if (update.language && !row.language) {
+          // The video's first language: what is indexed is forgotten in none and indexed again in it, before anything
+          // else changes, so the documents replaced below are forgotten as they are indexed then.
+          const clips = before.clipTexts(videoKey);
+          context.lexical.forgetVideo(videoKey, clips);
+          this.chapters.reindexChapters(videoKey, () => this.statements.setLanguage.run(update.language, videoKey));
+          context.lexical.indexVideo(videoKey, clips);
+        }
         const clipTexts = segmentsChange || documentsChange ? before.clipTexts(videoKey) : [];
         const chunkTexts = segmentsChange && !update.graph ? this.graphWrites.chunkTexts(videoKey, before) : [];
         let segments: Segment[] | undefined;

@@ -592,6 +592,14 @@ function schemaV14(db: Database.Database, hooks: MigrationHooks): void {
   hooks.rebuildLexicalIndexes(db);
 }
 
+/**
+ * Version 15: the language of each segment. A segment block may carry its segments' languages (see `languageColumns`
+ * in ../packed-text.ts); blocks without them are written as before, so a library from before reads as it is, its
+ * segments without a language (its videos keep theirs). Nothing to build: the version is what keeps an older videorag,
+ * which would refuse such a block, from opening the file.
+ */
+const schemaV15 = ``;
+
 /** What a migration needs from the store: rebuilding the lexical indexes reads packed text, which the store decodes. */
 export interface MigrationHooks {
   rebuildLexicalIndexes(db: Database.Database): void;
@@ -600,6 +608,7 @@ export interface MigrationHooks {
 /** Migrations by the version they lead to; index 0 creates version 1. */
 const migrations: (string | ((db: Database.Database, hooks: MigrationHooks) => void))[] = [
   schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8, schemaV9, schemaV10, schemaV11, schemaV12, schemaV13, schemaV14,
+  schemaV15,
 ];
 
 export const schemaVersion = migrations.length;
