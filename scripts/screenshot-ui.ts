@@ -7,7 +7,8 @@
 //
 //   node --import tsx scripts/screenshot-ui.ts <outdir>
 
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type Page } from "playwright-core";
@@ -23,6 +24,24 @@ const root = new URL("..", import.meta.url).pathname;
 /** The meeting's voices, with one line more of Ravi's than the tests' meeting. */
 const meetingLines = [...meetingCues.slice(0, 4), ["Ravi", 20, 23, "Most of them ingest on a laptop on the train."] as const, ["Sam", 24, 28, "Then SQLite it is, one file per library."] as const, ["Dana", 29, 34, "Agreed. The budget is approved and the meeting is closed."] as const];
 const makeScreenshotMeeting = (folder: string): string => makeMeeting(folder, { cues: meetingLines, color: "0x34495e", size: "640x360" });
+
+/** A Matroska film with English and German subtitle streams: its lines in German are marked as such. */
+function makeTwoLanguageFilm(folder: string): string {
+  const srt = (name: string, lines: string[]) => {
+    const path = join(folder, name);
+    writeFileSync(path, lines.map((line, index) => `${index + 1}\n00:00:0${index * 3},000 --> 00:00:0${index * 3 + 2},500\n${line}\n`).join("\n"));
+    return path;
+  };
+  const english = srt("harbour.en.srt", ["The lighthouse keeper lights the lamp", "A storm is coming over the bay", "Ships wait in the harbour"]);
+  const german = srt("harbour.de.srt", ["Der Leuchtturmwärter zündet die Lampe an", "Ein Sturm zieht über die Bucht", "Schiffe warten im Hafen"]);
+  const film = join(folder, "harbour.mkv");
+  execFileSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x1f4e79:s=640x360:r=10:d=10", "-i", english, "-i", german, "-map", "0", "-map", "1", "-map", "2",
+    "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:s", "srt", "-metadata:s:s:0", "language=eng", "-metadata:s:s:1", "language=ger", film]);
+  // Beside the film the files would be its sidecars: only the streams are to be read.
+  rmSync(english);
+  rmSync(german);
+  return film;
+}
 
 const sizes = [
   { name: "laptop", width: 1280, height: 800 },
@@ -45,7 +64,7 @@ async function main(): Promise<void> {
   makeMeeting(standupFolder, { cues: meetingCues.slice(0, 3), color: "0x2c3e50", size: "640x360" });
   renameSync(join(standupFolder, "meeting.mp4"), join(standupFolder, "standup.mp4"));
   renameSync(join(standupFolder, "meeting.vtt"), join(standupFolder, "standup.vtt"));
-  const media = [sharedPath("media/subtitled/friday.mp4"), sharedPath("media/subtitled/popeye_vobsub.mkv"), makeScreenshotMeeting(scratch), join(standupFolder, "standup.mp4")];
+  const media = [sharedPath("media/subtitled/friday.mp4"), sharedPath("media/subtitled/popeye_vobsub.mkv"), makeScreenshotMeeting(scratch), join(standupFolder, "standup.mp4"), makeTwoLanguageFilm(scratch)];
   const ingest = runCli(scratch, ["ingest", "--library", libraryPath, "--no-visual", ...media]);
   if (ingest.status !== 0) throw new Error(`ingest failed:\n${ingest.stderr}`);
   const store = openSqliteStore(join(libraryPath, "library.sqlite"));
@@ -64,6 +83,7 @@ async function main(): Promise<void> {
   try {
     const popeye = (await library.list()).find((video) => video.title === "popeye_vobsub.mkv");
     const meeting = (await library.list()).find((video) => video.title === "meeting.mp4");
+    const harbour = (await library.list()).find((video) => video.title === "harbour.mkv");
     for (const size of sizes) {
       const page = await browser.newPage({ viewport: { width: size.width, height: size.height }, deviceScaleFactor: 1 });
       page.on("pageerror", (error) => console.error(`page error: ${error.message}`));
@@ -150,6 +170,11 @@ async function main(): Promise<void> {
       const file = resolve(outDir, `video-speakers-rename-${size.name}.png`);
       await page.screenshot({ path: file, fullPage: true });
       console.log(file);
+
+      // A film with subtitle streams in two languages: the lines not in the video's language say theirs.
+      await page.goto(`${server.url}/#/videos/${harbour?.id ?? ""}`);
+      await page.locator(".transcript .transcript-line").first().waitFor();
+      await shot("video-languages");
       await page.close();
     }
   } finally {

@@ -149,6 +149,12 @@ describe("a video's language", { skip: needsFfmpeg }, () => {
     assert.deepEqual(byLanguage("de"), ["Der Leuchtturmwärter zündet die Lampe an", "Ein Sturm zieht über die Bucht", "Schiffe warten im Hafen"]);
     assert.deepEqual(byLanguage("en"), ["A storm is coming over the bay", "Ships wait in the harbour", "The lighthouse keeper lights the lamp"]);
     assert.equal(lines.length, 6, "every line has its stream's language");
+    // The German stream is a translation: the summary, the chapters and the graph are made of the English lines.
+    const summary = await library.summarize("both.mkv");
+    assert.match(summary.text, /lighthouse keeper/);
+    assert.doesNotMatch(summary.text, /Leuchtturm|Schiffe/);
+    const { chapters } = await library.chapters("both.mkv");
+    assert.doesNotMatch(chapters.map((chapter) => `${chapter.title} ${chapter.summary}`).join(" "), /Leuchtturm|Schiffe|\bdie\b/);
   });
 
   test("an untagged sidecar's lines are in the language their text reads as; a tagged one's in its tag's", async () => {

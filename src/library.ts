@@ -363,7 +363,8 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     if (stored.length > 0) return stored;
     const segments = await store.getSegments(video.id, 0, Number.POSITIVE_INFINITY);
     if (segments.length === 0) return [];
-    const chapters = buildChapters({ segments, durationSeconds: video.durationSeconds, frames: await store.getFrames(video.id, 0, Number.POSITIVE_INFINITY) });
+    const frames = await store.getFrames(video.id, 0, Number.POSITIVE_INFINITY);
+    const chapters = buildChapters({ segments, durationSeconds: video.durationSeconds, frames, language: video.language });
     try {
       await store.writeBack({ videoId: video.id, documents: [], replaces: [], segments: [], vectors: [], chapters, stages: [] });
     } catch (error) {

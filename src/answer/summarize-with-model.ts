@@ -3,7 +3,7 @@
 // summary from the chapters' (each chapter numbered as evidence, so every claim keeps a citation), the last step streamed.
 
 import type { Chapter, LanguageModel, Segment, Video, Warning } from "../spec/index.js";
-import { buildUtterances, type SummaryLength, type SummarySentence, type VideoSummary } from "../summary/index.js";
+import { buildUtterances, ownLanguageSegments, type SummaryLength, type SummarySentence, type VideoSummary } from "../summary/index.js";
 import { stripCitations } from "../text/citation-format.js";
 import type { Evidence } from "./evidence.js";
 import { streamLlmAnswer } from "./llm-answer.js";
@@ -29,7 +29,7 @@ export interface ModelSummaryInput {
 export async function summarizeWithModel(input: ModelSummaryInput): Promise<VideoSummary> {
   const { video, model, signal } = input;
   const want = sentencesFor[input.length];
-  const utterances = buildUtterances(input.segments);
+  const utterances = buildUtterances(ownLanguageSegments(input.segments, input.video.language));
   const warnings: Warning[] = [];
   const evidenceOf = (startSecond: number, endSecond: number, text: string): Evidence => ({
     videoId: video.id,

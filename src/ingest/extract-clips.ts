@@ -3,7 +3,7 @@
 // question-time extraction and `videorag extract` all come through here, so there is one pipeline, not two.
 
 import { buildVideoGraph } from "../graph/index.js";
-import { buildChapters, chapterVectors, titleChapters } from "../summary/index.js";
+import { buildChapters, chapterVectors, ownLanguageSegments, titleChapters } from "../summary/index.js";
 import { labelSpeakers } from "./speaker-stage.js";
 import { mapConcurrent } from "../providers/runtime/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
@@ -328,7 +328,10 @@ async function extractBatch(
     options.onProgress?.({ type: "extract-stage", videoId: video.id, path, stage: "graph", clipIndexes: graphClips });
     // A language model reads only clips whose heavy stages are all done, so unextracted clips cost no model call;
     // chunks whose text did not change come from the output cache.
-    const graphDocuments = settings.graph.model ? documents.filter((document) => settled(document.index)) : documents;
+    // The graph reads the video's own language: a second subtitle stream's translation would name everything twice.
+    const ownLanguage = ownLanguageSegments(segments, video.language);
+    const ownDocuments = ownLanguage.length === segments.length ? documents : buildClipDocuments(video.id, spans, [...ownLanguage]);
+    const graphDocuments = settings.graph.model ? ownDocuments.filter((document) => settled(document.index)) : ownDocuments;
     const built = await buildVideoGraph(graphDocuments, {
       model: settings.graph.model,
       embedder: settings.graph.embedder,
@@ -350,7 +353,7 @@ async function extractBatch(
   let chapters: Chapter[] | undefined;
   if (wanted.has("chapters") && (changed.length > 0 || planned.some((index) => isOpen(index, "chapters", derivedKeys.chapters)))) {
     options.onProgress?.({ type: "extract-stage", videoId: video.id, path, stage: "chapters", clipIndexes: planned });
-    chapters = buildChapters({ segments, durationSeconds: video.durationSeconds, frames: await store.getFrames(video.id, 0, Number.POSITIVE_INFINITY) });
+    chapters = buildChapters({ segments, durationSeconds: video.durationSeconds, frames: await store.getFrames(video.id, 0, Number.POSITIVE_INFINITY), language: video.language });
     // A language model titles them once the whole video's text is in: until then the lite titles stand, pending.
     const model = settings.chapterModel;
     let done = model === undefined;

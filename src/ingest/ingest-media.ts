@@ -29,7 +29,7 @@ import { labelSpeakers } from "./speaker-stage.js";
 import type { IngestEvent, IngestResult, MediaStage } from "./types.js";
 import { extractVisual, hasVisualModels, imageVectorRecords, type VisualStage } from "./visual-stage.js";
 import { graphNote, runGraphStage } from "./graph-stage.js";
-import { buildChapters, chapterVectors } from "../summary/index.js";
+import { buildChapters, chapterVectors, ownLanguageSegments } from "../summary/index.js";
 import { identifyLanguage } from "../text/index.js";
 import { framesInClip, templateCaption, visualSegments } from "./visual-words.js";
 
@@ -321,7 +321,7 @@ export async function ingestMediaFile(
     // The lite graph is cheap enough for the light index; a language model's waits for clips to be extracted.
     const lightGraph = options.incremental && !context.graph.model;
     const graph = lightGraph
-      ? await runGraphStage(context.graph, documents, runStage, {
+      ? await runGraphStage(context.graph, buildClipDocuments(id, clips, [...ownLanguageSegments(segments, language)]), runStage, {
           signal,
           language,
           onProgress: (fraction) => emit({ type: "stage-progress", path, stage: "graph", fraction }),
@@ -367,7 +367,7 @@ export async function ingestMediaFile(
     ]);
     emit({ type: "stage-start", path, stage: "chapters" });
     const chaptersStarted = performance.now();
-    const chapters = buildChapters({ segments, durationSeconds: media.durationSeconds, frames: screen.frames });
+    const chapters = buildChapters({ segments, durationSeconds: media.durationSeconds, frames: screen.frames, language });
     if (context.textEmbedder) vectors.push(...(await chapterVectors(id, chapters, context.textEmbedder, { signal })));
     result.stageSeconds.chapters = (performance.now() - chaptersStarted) / 1000;
     emit({ type: "stage-done", path, stage: "chapters", seconds: result.stageSeconds.chapters, resumed: false });

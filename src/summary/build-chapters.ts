@@ -7,7 +7,7 @@ import { toVideoRagError } from "../spec/index.js";
 import { hashDistance } from "../media/index.js";
 import { WordClass, wordInfo } from "../graph/lite-words.js";
 import { defaultSegmentationSettings, segmentTopics, type SegmentationSettings } from "./segment-topics.js";
-import { buildUtterances, contentStems, cosine, termCounts, type Utterance } from "./utterances.js";
+import { buildUtterances, contentStems, cosine, ownLanguageSegments, termCounts, type Utterance } from "./utterances.js";
 
 export interface ChapterInput {
   segments: readonly Segment[];
@@ -15,6 +15,8 @@ export interface ChapterInput {
   /** Frames of the light index with their perceptual hashes: a new picture is a prior for a boundary. */
   frames?: readonly Frame[];
   settings?: Partial<SegmentationSettings>;
+  /** The video's language: lines in another (a second subtitle stream) are left out, as `ownLanguageSegments` says. */
+  language?: string;
 }
 
 /**
@@ -35,7 +37,7 @@ const maxSummaryWords = 30;
 
 /** The lite chapters of a video; none when it has no text. */
 export function buildChapters(input: ChapterInput): Chapter[] {
-  const utterances = buildUtterances(input.segments);
+  const utterances = buildUtterances(ownLanguageSegments(input.segments, input.language));
   if (utterances.length === 0) return [];
   const screens = input.segments.filter((segment) => segment.source === "screen").sort((a, b) => a.startSecond - b.startSecond);
   const starts = segmentTopics(

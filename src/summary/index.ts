@@ -2,7 +2,7 @@
 export { buildChapters, titleChapters, type ChapterInput } from "./build-chapters.js";
 export { defaultSegmentationSettings, segmentTopics, type BoundaryPriors, type SegmentationSettings } from "./segment-topics.js";
 export { liteSummary, summaryLengths, type SummaryInput, type SummaryLength, type SummarySentence, type VideoSummary } from "./summarize-video.js";
-export { buildUtterances, contentStems, cosine, termCounts, type Utterance } from "./utterances.js";
+export { buildUtterances, contentStems, cosine, ownLanguageSegments, termCounts, type Utterance } from "./utterances.js";
 
 /** The lite segmentation's version: part of the chapter stage's key, so a better one re-chapters old libraries. */
 export const chapterSegmentationId = "u00-priors@1";

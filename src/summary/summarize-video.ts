@@ -7,7 +7,7 @@ import type { Chapter, Citation, Segment, Video, Warning } from "../spec/index.j
 import { formatCitation } from "../text/citation-format.js";
 import { cleanSpoken } from "../text/index.js";
 import { centralUtterance, tfIdf } from "./build-chapters.js";
-import { buildUtterances, cosine, termCounts, type Utterance } from "./utterances.js";
+import { buildUtterances, cosine, ownLanguageSegments, termCounts, type Utterance } from "./utterances.js";
 
 /** How long a summary is: a few lines, a paragraph, or a page. */
 export type SummaryLength = "short" | "medium" | "long";
@@ -57,7 +57,7 @@ export function liteSummary(input: SummaryInput): VideoSummary {
   const length = input.length ?? "medium";
   const target = lengthTargets[length];
   // Shorter units than segmentation reads: a summary quotes lines, and unpunctuated speech would give 40-word ones.
-  const utterances = buildUtterances(input.segments, summaryUnits);
+  const utterances = buildUtterances(ownLanguageSegments(input.segments, input.video.language), summaryUnits);
   const base = { videoId: input.video.id, title: input.video.title, length, chapters: [...input.chapters], madeBy: "lite", warnings: [] as Warning[] };
   if (utterances.length === 0) return { ...base, text: nothingToSummarize(input.video), sentences: [] };
   const chapters: Chapter[] = input.chapters.length > 0

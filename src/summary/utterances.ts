@@ -88,3 +88,14 @@ export function cosine(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, nu
   for (const weight of b.values()) normB += weight * weight;
   return dot === 0 ? 0 : dot / Math.sqrt(normA * normB);
 }
+
+/**
+ * The lines a video's chapters, summary and graph are made of: those in its own `language` and those in no known one.
+ * Lines in another language are a translation (a second subtitle stream): searched, not summarised a second time. A
+ * video without a language, or with no line in it, keeps every line.
+ */
+export function ownLanguageSegments<T extends Segment>(segments: readonly T[], language: string | undefined): readonly T[] {
+  if (!language) return segments;
+  const own = segments.filter((segment) => segment.language === undefined || segment.language === language);
+  return own.some((segment) => segment.language === language) ? own : segments;
+}

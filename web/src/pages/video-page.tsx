@@ -108,8 +108,8 @@ export function VideoPage({ videoId, second }: { videoId: string; second?: numbe
                 <div class="player-with-chapters">
                   {/* The tracks come with the login cookie, as the media does. */}
                   <video ref={setPlayer} class="main-player" src={mediaUrls.media(videoId)} controls playsInline preload="metadata">
-                    <track kind="subtitles" src={mediaUrls.subtitles(videoId)} srclang="en" label="Indexed text" default />
-                    <track kind="chapters" src={mediaUrls.chapters(videoId)} srclang="en" label="Chapters" />
+                    <track kind="subtitles" src={mediaUrls.subtitles(videoId)} srclang={detail.language ?? "en"} label="Indexed text" default />
+                    <track kind="chapters" src={mediaUrls.chapters(videoId)} srclang={detail.language ?? "en"} label="Chapters" />
                   </video>
                   {chapters && <ChapterMarks chapters={chapters} durationSeconds={timelineSeconds} second={playhead.second} onSeek={seek} />}
                 </div>
@@ -124,7 +124,7 @@ export function VideoPage({ videoId, second }: { videoId: string; second?: numbe
             {chapters && <ChapterList chapters={chapters} current={player ? currentChapter : undefined} onSeek={seek} />}
             {speakers && speakers.length > 0 && <SpeakersPanel videoId={videoId} speakers={speakers} onRenamed={setSpeakers} onSeek={seek} />}
             {transcript && (
-              <TranscriptList videoId={videoId} segments={transcript.segments} speakers={speakers ?? []} onRenamed={setSpeakers} player={player} onSeek={seek} />
+              <TranscriptList videoId={videoId} language={detail?.language} segments={transcript.segments} speakers={speakers ?? []} onRenamed={setSpeakers} player={player} onSeek={seek} />
             )}
           </div>
         </div>
@@ -135,6 +135,7 @@ export function VideoPage({ videoId, second }: { videoId: string; second?: numbe
 
 function TranscriptList({
   videoId,
+  language,
   segments,
   speakers,
   onRenamed,
@@ -142,6 +143,8 @@ function TranscriptList({
   onSeek,
 }: {
   videoId: string;
+  /** The video's language: lines in another one are marked with theirs. */
+  language: string | undefined;
   segments: Segment[];
   /** The video's speakers as they are now: a rename changes the names shown without reading the text again. */
   speakers: readonly Speaker[];
@@ -240,8 +243,9 @@ function TranscriptList({
                   onClick={() => onSeek(segment.startSecond)}
                 >
                   <span class="time">{formatTimestamp(segment.startSecond)}</span>
-                  <span class="line-text">{segment.text}</span>
+                  <span class="line-text" lang={segment.language}>{segment.text}</span>
                   {sources.length > 1 && <span class="badge">{sourceName(segment.source)}</span>}
+                  {segment.language && segment.language !== language && <span class="badge">{languageName(segment.language)}</span>}
                 </button>
               </li>
             );
