@@ -96,6 +96,17 @@ describe("a video's language", { skip: needsFfmpeg }, () => {
     assert.equal(answer.citations[0]?.title, "lesson-ja.mp4");
   });
 
+  test("Thai subtitles: a word inside a line written without spaces is found and cited", async () => {
+    const thai = video("lesson-th.mp4", "lesson-th.srt", srt(["ฉันชอบกินข้าวผัดที่ร้านนี้", "วันนี้อากาศร้อนมาก", "พรุ่งนี้ฝนจะตก"]));
+    assert.equal((await library.ingest([thai])).failed, 0);
+    assert.equal((await library.list()).find((entry) => entry.title === "lesson-th.mp4")?.language, "th");
+    const [hit] = await library.search("ข้าวผัด");
+    assert.equal(hit?.title, "lesson-th.mp4");
+    const answer = await library.ask("อากาศร้อน");
+    assert.match(answer.text, /วันนี้อากาศร้อนมาก/);
+    assert.equal(answer.citations[0]?.title, "lesson-th.mp4");
+  });
+
   test("a question that finds nothing says which other languages the library holds", async () => {
     const answer = await library.ask("where is the key for the house?");
     assert.equal(answer.citations.length, 0, answer.text);

@@ -4,16 +4,25 @@
 
 import { stemmer } from "stemmer";
 import { foldDiacritics } from "./fold-diacritics.js";
-import { cjkPairs } from "./indexed-text.js";
+import { cjkPairs, hasSpaceless, spacelessScripts, spacelessWords } from "./indexed-text.js";
 import { englishStopwords, minimumContentTerms, questionWords, stopwordsFor } from "./stopwords.js";
 import { stemmerFor } from "./word-stems.js";
 
+/** Letters and digits, and the vowel and tone marks of Thai, Lao, Khmer and Burmese, which the index keeps in a word. */
+const spacelessWord = new RegExp(`(?:[\\p{L}\\p{N}]|(?=[\\p{Mn}\\p{Mc}])[${spacelessScripts}])+`, "gu");
+/** Text outside runs of Thai, Lao, Khmer and Burmese. */
+const outsideSpaceless = new RegExp(`[^${spacelessScripts}]+`, "gu");
+
 /**
  * Lowercase words (letters and digits), apostrophes splitting them as the store's tokenizer does ("car's" → car, s);
- * runs of Chinese, Japanese or Korean characters as their overlapping pairs, as the store indexes them (indexed-text.ts).
+ * runs of Chinese, Japanese or Korean characters as their overlapping pairs, and runs of Thai, Lao, Khmer or Burmese
+ * as their words, as the store indexes them (indexed-text.ts). Compatibility forms are unified (NFKC) except in those
+ * four scripts, which the index keeps as written: NFKC splits Thai "ำ" in two, and the segmenter then misreads "ทำ".
  */
 export function tokenize(text: string): string[] {
-  return cjkPairs(text.normalize("NFKC").toLowerCase()).match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (!hasSpaceless(text)) return cjkPairs(text.normalize("NFKC").toLowerCase()).match(/[\p{L}\p{N}]+/gu) ?? [];
+  const unified = text.replace(outsideSpaceless, (part) => part.normalize("NFKC"));
+  return spacelessWords(cjkPairs(unified.toLowerCase())).match(spacelessWord) ?? [];
 }
 
 /** Single letters carry no meaning once split off ("car's" → "s"); single digits can ("3 eggs"). */

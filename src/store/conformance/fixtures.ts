@@ -85,6 +85,35 @@ export function withGraph(content: VideoContent, chunks: SampleChunk[], extra: P
   };
 }
 
+/**
+ * A library with text written without spaces: Thai in a video's clips, an entity and a chapter (beside Chinese and
+ * Latin), a Chinese video and an English one; and searches that tell how such text is indexed. For the migrations
+ * that index it again: every score after one must equal a library built now, in every lexical index.
+ */
+export function unspacedLibrary(): { videos: VideoContent[]; searches: string[] } {
+  const thai = withGraph(sampleVideo("th", ["ฉันชอบกินข้าวผัดที่ร้านนี้", "ข้าวผัดกุ้งกับ东京 dough"]), [
+    { entities: [["ร้านข้าวผัด", "place", "ร้านอาหารที่ขายข้าวผัดกุ้ง"]] },
+    { entities: [["Tokyo", "place", "a city where the dough rises"]] },
+  ]);
+  const chapter = { index: 0, startSecond: 0, endSecond: 60, title: "ข้าวผัด", summary: "ร้านข้าวผัดกุ้ง", text: "ฉันชอบกินข้าวผัดที่ร้านนี้", madeBy: "lite" };
+  return {
+    videos: [{ ...thai, chapters: [chapter] }, sampleVideo("zh", ["我们明天去东京旅行", "kneading the dough"]), sampleVideo("en", ["the dough rises in Tokyo"])],
+    searches: ["ข้าวผัด", "ข้าว", "ร้าน", "กุ้ง dough", "东京", "dough", "东京 dough", "tokyo"],
+  };
+}
+
+/** Every score `store` gives `words` in each lexical index, as comparable lines (for `unspacedLibrary`). */
+export async function lexicalScores(store: Store, words: string): Promise<string[]> {
+  const search = query(words);
+  const score = (match: { score: number }): string => match.score.toFixed(9);
+  return [
+    ...(await store.searchClips(search)).map((match) => `clip ${match.videoId}:${match.clipIndex} ${score(match)}`),
+    ...(await store.searchVideos(search)).map((match) => `video ${match.videoId} ${score(match)}`),
+    ...(await store.searchEntities(search)).map((match) => `entity ${match.name} ${score(match)}`),
+    ...(await store.searchChapters(search)).map((match) => `chapter ${match.videoId}:${match.chapterIndex} ${score(match)}`),
+  ];
+}
+
 export const textSpace = "text:test-3d";
 export const imageSpace = "image:test-2d";
 

@@ -24,8 +24,12 @@ export class Fts5Tokens {
   private readonly instances;
   private readonly clear;
 
-  /** `cjkAsRuns`: tokenize CJK runs whole, as schemas before 9 indexed them (the migration forgets their terms so). */
-  constructor(private readonly options: { cjkAsRuns?: boolean } = {}) {
+  /**
+   * How text was written when an older schema indexed it, for a migration to forget its terms so: `cjkAsRuns`, text as
+   * it is (CJK, Thai, Lao, Khmer and Burmese runs whole), as schemas before 9 indexed it; `spacelessAsRuns`, as now
+   * but Thai, Lao, Khmer and Burmese runs whole, as schemas 9 and 10 indexed it (see indexed-text.ts).
+   */
+  constructor(private readonly options: { cjkAsRuns?: boolean; spacelessAsRuns?: boolean } = {}) {
     this.db.exec(`
       CREATE VIRTUAL TABLE docs USING fts5 (f0, f1, f2, tokenize = 'porter unicode61 remove_diacritics 2');
       CREATE VIRTUAL TABLE doc_terms USING fts5vocab (docs, instance);
@@ -45,9 +49,10 @@ export class Fts5Tokens {
     const run = this.db.transaction(() => {
       for (const [index, fields] of documents.entries()) {
         if (fields.length > maxFields) throw new Error(`a document has ${fields.length} fields; at most ${maxFields}`);
-        // As the SQLite store gives text to FTS5: CJK runs as character pairs (indexed-text.ts).
+        // As the SQLite store gives text to FTS5: CJK runs as character pairs, Thai words apart (indexed-text.ts).
         const language = languages[index];
-        const form = this.options.cjkAsRuns ? (text: string) => text : (text: string) => indexedText(text, language);
+        const { cjkAsRuns, spacelessAsRuns } = this.options;
+        const form = cjkAsRuns ? (text: string) => text : (text: string) => indexedText(text, language, { spacelessAsRuns });
         this.insert.run(index, form(fields[0] ?? ""), form(fields[1] ?? ""), form(fields[2] ?? ""));
       }
       for (const [doc, col, , term] of this.instances.all() as [number, string | number, number, string][]) {

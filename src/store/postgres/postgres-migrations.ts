@@ -1,11 +1,11 @@
 // The steps of the Postgres schema's migrations that need the store's own code (see `MigrationHooks` in
-// postgres-schema.ts): posting lists built from schema 1's documents, and segments, frames and text packed as schemas 3
-// and 4 keep them.
+// postgres-schema.ts): posting lists built from schema 1's documents, segments, frames and text packed as schemas 3
+// and 4 keep them, and documents indexed again where schemas 9 and 11 changed how their text is indexed.
 
 import type { PoolClient } from "pg";
 import type { Segment, SegmentSource } from "../../spec/index.js";
 import { chunkTextBlocks, encodeExcerpt, encodeFrames, excerptSource, packChunkText, SegmentBlockView, SegmentText, transcriptRuns } from "../packed-text.js";
-import { hasCjk } from "../../text/index.js";
+import { hasCjk, hasSpaceless } from "../../text/index.js";
 import { Fts5Tokens } from "./fts5-tokens.js";
 import { buildPostingLists, LexicalIndex, type LexicalDocument, type LexicalIndexName } from "./lexical-index.js";
 import { insertSegmentBlocks } from "./postgres-context.js";
@@ -23,25 +23,32 @@ export const migrationHooks: MigrationHooks = {
     }),
   packSegmentsAndFrames,
   packText,
-  reindexCjk,
+  // Schema 8 indexed text as it is; schemas 9 and 10 as character pairs, Thai, Lao, Khmer and Burmese runs still whole.
+  reindexCjk: (client) => reindexWhere(client, { before: { cjkAsRuns: true }, after: { spacelessAsRuns: true } }, hasCjk),
+  reindexSpaceless: (client) => reindexWhere(client, { before: { spacelessAsRuns: true }, after: {} }, hasSpaceless),
 };
 
+/** What `Fts5Tokens` is told: how a schema wrote text before it was indexed. */
+type TokenForm = ConstructorParameters<typeof Fts5Tokens>[0];
+
 /**
- * Schema 9's migration: every clip, whole-video, entity and chapter document whose text holds a CJK character is
- * forgotten with the tokens it was indexed with (runs whole) and indexed again as character pairs; the others, whose
- * tokens do not change, are left alone. A few hundred videos at a time.
+ * A migration that changes how some text is indexed (schemas 9 and 11): every clip, whole-video, entity and chapter
+ * document with a field `changed` picks is forgotten with the tokens it was indexed with (`before`) and indexed again
+ * as `after` writes it; the others, whose tokens do not change, are left alone. A few hundred videos at a time. Each
+ * step goes from its own schema's form to the next's, so a library several schemas behind is forgotten exactly at
+ * every step.
  */
-async function reindexCjk(client: PoolClient): Promise<void> {
-  const before = new Fts5Tokens({ cjkAsRuns: true });
-  const now = new Fts5Tokens();
+async function reindexWhere(client: PoolClient, forms: { before: TokenForm; after: TokenForm }, changed: (text: string) => boolean): Promise<void> {
+  const before = new Fts5Tokens(forms.before);
+  const now = new Fts5Tokens(forms.after);
   try {
     const forget = new LexicalIndex(before);
     const index = new LexicalIndex(now);
     const again = async (kind: LexicalIndexName, documents: LexicalDocument[]): Promise<void> => {
-      const changed = documents.filter((document) => document.fields.some(hasCjk));
-      if (changed.length === 0) return;
-      await forget.remove(client, kind, changed);
-      await index.add(client, kind, changed);
+      const picked = documents.filter((document) => document.fields.some(changed));
+      if (picked.length === 0) return;
+      await forget.remove(client, kind, picked);
+      await index.add(client, kind, picked);
     };
     for (let after = 0; ; ) {
       const { rows } = await client.query<{ key: number }>(`SELECT key FROM videos WHERE status = 'ready' AND key > $1 ORDER BY key LIMIT 200`, [after]);

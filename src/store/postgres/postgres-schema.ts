@@ -363,6 +363,12 @@ const schemaV9 = `SELECT 1;`;
  */
 const schemaV10 = `SELECT 1;`;
 
+/**
+ * Version 11: runs of Thai, Lao, Khmer and Burmese are indexed as the words Intl.Segmenter finds, as SQLite's schema
+ * 16 indexes them; the documents holding such text are forgotten as they were indexed and indexed again.
+ */
+const schemaV11 = `SELECT 1;`;
+
 /** What a migration needs from the store's code. */
 export interface MigrationHooks {
   /** Fills schema 2's posting lists from the documents schema 1 kept. */
@@ -373,6 +379,8 @@ export interface MigrationHooks {
   packText(client: PoolClient): Promise<void>;
   /** Indexes again, as character pairs, every document whose text holds Chinese, Japanese or Korean (schema 9). */
   reindexCjk(client: PoolClient): Promise<void>;
+  /** Indexes again, as their words, every document whose text holds Thai, Lao, Khmer or Burmese (schema 11). */
+  reindexSpaceless(client: PoolClient): Promise<void>;
 }
 
 /** Migrations by the version they lead to; index 0 creates version 1. A step is SQL, or SQL and then code. */
@@ -387,6 +395,7 @@ const migrations: (string | { sql: string; then: (client: PoolClient, hooks: Mig
   schemaV8,
   { sql: schemaV9, then: (client, hooks) => hooks.reindexCjk(client) },
   schemaV10,
+  { sql: schemaV11, then: (client, hooks) => hooks.reindexSpaceless(client) },
 ];
 
 export const postgresSchemaVersion = migrations.length;

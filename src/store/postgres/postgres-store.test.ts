@@ -13,10 +13,7 @@ import { needsPostgres, startPostgres, type TestPostgres } from "../../test-supp
 import { chunkTextBlocks, decodeExcerpt, decodeFrames, joinTranscript, SegmentBlockView, segmentsPerBlock, unpackChunkText } from "../packed-text.js";
 import { openSqliteStore } from "../sqlite/sqlite-store.js";
 import { chapterQueries, chapterVideos, churnChapters, runStoreConformance, sampleVideo, withGraph } from "../conformance/index.js";
-import type { PoolClient } from "pg";
-import { Fts5Tokens } from "./fts5-tokens.js";
-import { blockPostings, LexicalIndex } from "./lexical-index.js";
-import { clipDocuments, readClipTexts, wholeVideo } from "./postgres-text-index.js";
+import { blockPostings } from "./lexical-index.js";
 import { decodePostings, emptyPostings } from "./postings.js";
 import { postgresSchemaVersion } from "./postgres-schema.js";
 import { openPostgresStore } from "./postgres-store.js";
@@ -565,50 +562,6 @@ describe("Postgres store", { skip: needsPostgres }, () => {
       assert.deepEqual((await migrated.getSegments("old", 30, 60)).map((segment) => segment.speaker), [undefined, "Speaker 1"]);
     } finally {
       await migrated.close();
-    }
-  });
-
-  test("a schema 8 library is indexed again where it holds CJK text: every score equals a library built now", async () => {
-    const url = await server.createDatabase();
-    const store = await openPostgresStore(url);
-    const videos = [sampleVideo("zh", ["我们明天去东京旅行", "kneading the dough"]), sampleVideo("en", ["the dough rises in Tokyo"])];
-    for (const video of videos) await store.commitVideo(video);
-    await store.close();
-    // Schema 8 indexed CJK runs whole: the Chinese clip and video documents as that tokenization held them.
-    const client = new pg.Client(url);
-    await client.connect();
-    const runs = new Fts5Tokens({ cjkAsRuns: true });
-    const pairs = new Fts5Tokens();
-    try {
-      await client.query("BEGIN");
-      const clips = await readClipTexts(client as unknown as PoolClient, "video", (await client.query<{ key: number }>(`SELECT key FROM videos`)).rows.map((row) => row.key));
-      const chinese = clips.filter((clip) => clip.transcript.includes("东京"));
-      await new LexicalIndex(pairs).remove(client as unknown as PoolClient, "clip", clipDocuments(chinese));
-      await new LexicalIndex(runs).add(client as unknown as PoolClient, "clip", clipDocuments(chinese));
-      const zhClips = clips.filter((clip) => clip.videoKey === chinese[0]?.videoKey);
-      await new LexicalIndex(pairs).remove(client as unknown as PoolClient, "video", [wholeVideo(zhClips[0]?.videoKey as number, zhClips)]);
-      await new LexicalIndex(runs).add(client as unknown as PoolClient, "video", [wholeVideo(zhClips[0]?.videoKey as number, zhClips)]);
-      await client.query(`UPDATE videorag_schema SET version = 8`);
-      await client.query("COMMIT");
-    } finally {
-      runs.close();
-      pairs.close();
-      await client.end();
-    }
-    const migrated = await openPostgresStore(url);
-    const fresh = openSqliteStore(":memory:");
-    try {
-      for (const video of videos) await fresh.commitVideo(video);
-      for (const words of ["东京", "dough", "东京 dough", "tokyo"]) {
-        const search = { terms: words.split(" ").map((text) => ({ text, weight: 1 })), limit: 10 };
-        const scores = (matches: { videoId: string; score: number }[]) => matches.map((match) => `${match.videoId}:${match.score.toFixed(9)}`);
-        assert.deepEqual(scores(await migrated.searchClips(search)), scores(await fresh.searchClips(search)), words);
-        assert.deepEqual(scores(await migrated.searchVideos(search)), scores(await fresh.searchVideos(search)), words);
-      }
-      assert.equal((await migrated.searchClips({ terms: [{ text: "东京", weight: 1 }], limit: 5 }))[0]?.videoId, "zh");
-    } finally {
-      await migrated.close();
-      await fresh.close();
     }
   });
 

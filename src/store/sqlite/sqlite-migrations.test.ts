@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import Database from "better-sqlite3";
-import { chapterVideos, query as lexicalQuery, sampleVideo } from "../conformance/index.js";
+import { chapterVideos, lexicalScores, query as lexicalQuery, sampleVideo, unspacedLibrary } from "../conformance/index.js";
 import { schemaVersion } from "./sqlite-schema.js";
-import { openSqliteStore } from "./sqlite-store.js";
+import { openSqliteStore, rebuildLexicalIndexes } from "./sqlite-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "videorag-migrations-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -170,3 +170,33 @@ test("a library written with schema 14 opens with a language per segment: its bl
   assert.deepEqual((reopened.prepare(`SELECT segments FROM segment_blocks`).pluck().all() as Buffer[]).map((block) => block[0]), [5], "the block now says its languages follow");
   reopened.close();
 });
+
+for (const version of [13, 15]) {
+  test(`a library written with schema ${version} finds a Thai word inside a line when it opens: every score equals a library built now`, async () => {
+    const path = freshPath();
+    const { videos, searches } = unspacedLibrary();
+    const store = openSqliteStore(path);
+    for (const video of videos) await store.commitVideo(video);
+    await store.close();
+    // Schema 15 indexed Thai runs whole (as 14 did); schema 13's indexes are emptied, for its migration to fill again.
+    const raw = new Database(path);
+    raw.transaction(() => {
+      for (const table of ["clip_fts", "video_fts", "entity_fts", "chapter_fts"]) raw.exec(`INSERT INTO ${table} (${table}) VALUES ('delete-all')`);
+      if (version === 15) rebuildLexicalIndexes(raw, { spacelessAsRuns: true });
+    })();
+    raw.pragma(`user_version = ${version}`);
+    raw.close();
+    const migrated = openSqliteStore(path);
+    const fresh = openSqliteStore(":memory:");
+    try {
+      for (const video of videos) await fresh.commitVideo(video);
+      for (const words of searches) assert.deepEqual(await lexicalScores(migrated, words), await lexicalScores(fresh, words), words);
+      assert.deepEqual((await migrated.searchClips(lexicalQuery("ข้าวผัด"))).map((match) => `${match.videoId}:${match.clipIndex}`), ["th:1", "th:0"]);
+      assert.equal((await migrated.searchChapters(lexicalQuery("ร้าน")))[0]?.videoId, "th");
+      assert.equal((await migrated.searchEntities(lexicalQuery("ร้าน")))[0]?.name, "ร้านข้าวผัด");
+    } finally {
+      await migrated.close();
+      await fresh.close();
+    }
+  });
+}

@@ -2,6 +2,7 @@
 
 import type Database from "better-sqlite3";
 import { VideoRagError, type Segment } from "../../spec/index.js";
+import type { IndexedTextOptions } from "../../text/index.js";
 import {
   deflateSegmentBlocks,
   encodeExcerpt,
@@ -585,11 +586,12 @@ const schemaV13 = `ALTER TABLE videos ADD COLUMN language TEXT;`;
 /**
  * Version 14: runs of Chinese, Japanese and Korean characters are indexed as their overlapping character pairs
  * (src/text/indexed-text.ts), so a word inside a line is found. The four lexical indexes are emptied and built again
- * from the text the store keeps (every other text is indexed as before: English ranks exactly as it did).
+ * from the text the store keeps (every other text is indexed as before: English ranks exactly as it did), as version
+ * 14 wrote it: Thai, Lao, Khmer and Burmese runs whole, which version 16 then forgets.
  */
 function schemaV14(db: Database.Database, hooks: MigrationHooks): void {
   for (const table of ["clip_fts", "video_fts", "entity_fts", "chapter_fts"]) db.exec(`INSERT INTO ${table} (${table}) VALUES ('delete-all')`);
-  hooks.rebuildLexicalIndexes(db);
+  hooks.rebuildLexicalIndexes(db, { spacelessAsRuns: true });
 }
 
 /**
@@ -600,15 +602,26 @@ function schemaV14(db: Database.Database, hooks: MigrationHooks): void {
  */
 const schemaV15 = ``;
 
-/** What a migration needs from the store: rebuilding the lexical indexes reads packed text, which the store decodes. */
+/**
+ * Version 16: runs of Thai, Lao, Khmer and Burmese are indexed as the words Intl.Segmenter finds in them, their marks
+ * kept in the word (src/text/indexed-text.ts), so a word inside a line is found. Only the rows holding such text are
+ * forgotten as version 15 indexed them and indexed again; the others keep their tokens (English ranks exactly as it did).
+ */
+function schemaV16(db: Database.Database, hooks: MigrationHooks): void {
+  hooks.reindexSpaceless(db);
+}
+
+/** What a migration needs from the store: indexing text again reads packed text, which the store decodes. */
 export interface MigrationHooks {
-  rebuildLexicalIndexes(db: Database.Database): void;
+  /** Fills the emptied lexical indexes, text written as `form` says (as now, unless a later version indexes again). */
+  rebuildLexicalIndexes(db: Database.Database, form?: IndexedTextOptions): void;
+  reindexSpaceless(db: Database.Database): void;
 }
 
 /** Migrations by the version they lead to; index 0 creates version 1. */
 const migrations: (string | ((db: Database.Database, hooks: MigrationHooks) => void))[] = [
   schemaV1, schemaV2, schemaV3, schemaV4, schemaV5, schemaV6, schemaV7, schemaV8, schemaV9, schemaV10, schemaV11, schemaV12, schemaV13, schemaV14,
-  schemaV15,
+  schemaV15, schemaV16,
 ];
 
 export const schemaVersion = migrations.length;
@@ -616,6 +629,9 @@ export const schemaVersion = migrations.length;
 const noHooks: MigrationHooks = {
   rebuildLexicalIndexes() {
     throw new Error("migrating to schema 9 needs the store's rebuildLexicalIndexes");
+  },
+  reindexSpaceless() {
+    throw new Error("migrating to schema 16 needs the store's reindexSpaceless");
   },
 };
 

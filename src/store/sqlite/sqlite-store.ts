@@ -18,7 +18,7 @@ import { SqliteGraphWrites } from "./sqlite-graph-writes.js";
 import { SqliteLedger } from "./sqlite-ledger.js";
 import { migrate } from "./sqlite-schema.js";
 import { SqliteSpeakers } from "./sqlite-speakers.js";
-import { rebuildLexicalIndexes, SqliteTextIndex } from "./sqlite-text-index.js";
+import { rebuildLexicalIndexes, reindexSpaceless, SqliteTextIndex } from "./sqlite-text-index.js";
 import { SqliteVectorIndex } from "./sqlite-vectors.js";
 
 export { rebuildLexicalIndexes };
@@ -62,7 +62,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     // connection copying pages into a cache of its own; a larger private cache for what is still copied.
     db.pragma("mmap_size = 1073741824");
     db.pragma("cache_size = -65536");
-    migrate(db, path, undefined, { rebuildLexicalIndexes });
+    migrate(db, path, undefined, { rebuildLexicalIndexes, reindexSpaceless });
   } catch (error) {
     throw storeError(error, `cannot open the library ${path}`, path);
   }

@@ -5,7 +5,7 @@ import type Database from "better-sqlite3";
 import type { ClipMatch, LexicalQuery, TextIndex, VideoMatch } from "../../spec/index.js";
 import { BlockCache } from "../block-cache.js";
 import { toClipMatches, toVideoMatches, type ClipMatchRow, type RankedKey } from "../shared-matches.js";
-import { indexedText } from "../../text/index.js";
+import { hasSpaceless, indexedText, type IndexedTextOptions } from "../../text/index.js";
 import { checkLexicalQuery, hasToken, termWeights, videoDocument } from "../store-checks.js";
 import type { SqliteContext } from "./sqlite-context.js";
 import { PackedReader, preparePackedStatements, type ClipText } from "./sqlite-packed-reader.js";
@@ -74,7 +74,8 @@ export class LexicalIndexes {
 
   private readonly languageStatements;
 
-  constructor(db: Database.Database) {
+  /** `form`: how text is written for the index; an older schema's, for a migration to forget rows as it indexed them. */
+  constructor(db: Database.Database, private readonly form: IndexedTextOptions = {}) {
     this.statements = prepareLexicalStatements(db);
     this.languageStatements = prepareLanguageStatements(db);
   }
@@ -84,7 +85,7 @@ export class LexicalIndexes {
     const keys = this.clipKeys(videoKey);
     const token = videoToken(videoKey);
     const language = this.languageOf(videoKey);
-    for (const clip of clips) this.statements.indexClip.run(keys.get(clip.clipIndex), ...indexed(language, clip.transcript, clip.screen, clip.visual), token);
+    for (const clip of clips) this.statements.indexClip.run(keys.get(clip.clipIndex), ...this.indexed(language, clip.transcript, clip.screen, clip.visual), token);
     this.indexWholeVideo(videoKey, clips);
   }
 
@@ -99,37 +100,38 @@ export class LexicalIndexes {
   }
 
   indexClip(videoKey: number, clipKey: number, clip: Omit<ClipText, "clipIndex">): void {
-    this.statements.indexClip.run(clipKey, ...indexed(this.languageOf(videoKey), clip.transcript, clip.screen, clip.visual), videoToken(videoKey));
+    this.statements.indexClip.run(clipKey, ...this.indexed(this.languageOf(videoKey), clip.transcript, clip.screen, clip.visual), videoToken(videoKey));
   }
 
   forgetClip(videoKey: number, clipKey: number, clip: Omit<ClipText, "clipIndex">): void {
     if (this.statements.clipIndexed.get(clipKey) === undefined) return;
-    this.statements.forgetClip.run(clipKey, ...indexed(this.languageOf(videoKey), clip.transcript, clip.screen, clip.visual), videoToken(videoKey));
+    this.statements.forgetClip.run(clipKey, ...this.indexed(this.languageOf(videoKey), clip.transcript, clip.screen, clip.visual), videoToken(videoKey));
   }
 
   indexWholeVideo(videoKey: number, clips: ClipText[]): void {
-    this.statements.indexVideo.run(videoKey, ...indexed(this.languageOf(videoKey), ...videoDocument(clips)), videoToken(videoKey));
+    this.statements.indexVideo.run(videoKey, ...this.indexed(this.languageOf(videoKey), ...videoDocument(clips)), videoToken(videoKey));
   }
 
   forgetWholeVideo(videoKey: number, clips: ClipText[]): void {
     if (this.statements.videoIndexed.get(videoKey) === undefined) return;
-    this.statements.forgetVideo.run(videoKey, ...indexed(this.languageOf(videoKey), ...videoDocument(clips)), videoToken(videoKey));
+    this.statements.forgetVideo.run(videoKey, ...this.indexed(this.languageOf(videoKey), ...videoDocument(clips)), videoToken(videoKey));
   }
 
   /** Indexes an entity's names (its name, then its aliases, a line each) and description as they are stored now. */
   indexEntity(entityKey: number): void {
     const text = this.entityText(entityKey);
     // Entities are named across languages: their text is indexed as it is.
-    if (text) this.statements.indexEntity.run(entityKey, ...indexed(undefined, ...text));
+    if (text) this.statements.indexEntity.run(entityKey, ...this.indexed(undefined, ...text));
   }
 
   /** Forgets an entity's row; call before its name, aliases or description change, or it goes. */
   forgetEntity(entityKey: number): void {
     const text = this.entityText(entityKey);
-    if (text && this.statements.entityIndexed.get(entityKey) !== undefined) this.statements.forgetEntity.run(entityKey, ...indexed(undefined, ...text));
+    if (text && this.statements.entityIndexed.get(entityKey) !== undefined) this.statements.forgetEntity.run(entityKey, ...this.indexed(undefined, ...text));
   }
 
-  private entityText(entityKey: number): [names: string, description: string] | undefined {
+  /** An entity's fields as they are indexed: its name, then its aliases, a line each; its description. */
+  entityText(entityKey: number): [names: string, description: string] | undefined {
     const row = this.statements.entityText.get(entityKey) as { name: string; aliases: string | null; description: string } | undefined;
     return row && [row.aliases === null ? row.name : `${row.name}\n${row.aliases}`, row.description];
   }
@@ -137,6 +139,11 @@ export class LexicalIndexes {
   /** The language a video's text is indexed in, as its row says now (a commit forgets the old text before changing it). */
   languageOf(videoKey: number): string | undefined {
     return (this.languageStatements?.languageOf.get(videoKey) as string | null | undefined) ?? undefined;
+  }
+
+  /** Texts as this index writes them, in `language`. */
+  indexed(language: string | undefined, ...texts: string[]): string[] {
+    return texts.map((text) => indexedText(text, language, this.form));
   }
 
   private clipKeys(videoKey: number): Map<number, number> {
@@ -147,12 +154,12 @@ export class LexicalIndexes {
 /**
  * Fills the empty lexical indexes from the text the library keeps (schema versions 9 and 14): every ready video's
  * clips and whole-video document, every entity, every chapter. Inside the migration's transaction (exported for a test
- * to compare with).
+ * to compare with, and to build indexes as an older schema wrote them: `form`).
  */
-export function rebuildLexicalIndexes(db: Database.Database): void {
+export function rebuildLexicalIndexes(db: Database.Database, form: IndexedTextOptions = {}): void {
   const packed = preparePackedStatements(db);
   const cache = new BlockCache();
-  const indexes = new LexicalIndexes(db);
+  const indexes = new LexicalIndexes(db, form);
   for (const videoKey of db.prepare(`SELECT key FROM videos WHERE status = 'ready'`).pluck().all() as number[]) {
     // A reader per video: a reader keeps every block it decoded.
     indexes.indexVideo(videoKey, new PackedReader(packed, cache).clipTexts(videoKey));
@@ -162,7 +169,43 @@ export function rebuildLexicalIndexes(db: Database.Database): void {
   if (db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'chapter_fts'`).get() === undefined) return;
   const indexChapter = db.prepare(`INSERT INTO chapter_fts (rowid, title, summary, text, video) VALUES (?, ?, ?, ?, ?)`);
   for (const row of db.prepare(`SELECT key, video_key, title, summary, text FROM chapters`).all() as { key: number; video_key: number; title: string; summary: string; text: string }[]) {
-    indexChapter.run(row.key, ...indexed(indexes.languageOf(row.video_key), row.title, row.summary, row.text), videoToken(row.video_key));
+    indexChapter.run(row.key, ...indexes.indexed(indexes.languageOf(row.video_key), row.title, row.summary, row.text), videoToken(row.video_key));
+  }
+}
+
+/**
+ * Schema 16: the rows holding Thai, Lao, Khmer or Burmese, which schema 15 indexed with those runs whole, forgotten as
+ * it indexed them and indexed again as their words: the clips and whole-video document of a video where one of its
+ * clips holds such text, and each entity and chapter that does. Every other row keeps its tokens, so it is left as it
+ * is. Inside the migration's transaction.
+ */
+export function reindexSpaceless(db: Database.Database): void {
+  const packed = preparePackedStatements(db);
+  const cache = new BlockCache();
+  const before = new LexicalIndexes(db, { spacelessAsRuns: true });
+  const now = new LexicalIndexes(db);
+  const holds = (texts: readonly string[]): boolean => texts.some(hasSpaceless);
+  for (const videoKey of db.prepare(`SELECT key FROM videos WHERE status = 'ready'`).pluck().all() as number[]) {
+    const clips = new PackedReader(packed, cache).clipTexts(videoKey);
+    if (!clips.some((clip) => holds([clip.transcript, clip.screen, clip.visual]))) continue;
+    before.forgetVideo(videoKey, clips);
+    now.indexVideo(videoKey, clips);
+  }
+  for (const entityKey of db.prepare(`SELECT key FROM entities`).pluck().all() as number[]) {
+    if (!holds(now.entityText(entityKey) ?? [])) continue;
+    before.forgetEntity(entityKey);
+    now.indexEntity(entityKey);
+  }
+  const forgetChapter = db.prepare(`INSERT INTO chapter_fts (chapter_fts, rowid, title, summary, text, video) VALUES ('delete', ?, ?, ?, ?, ?)`);
+  const indexChapter = db.prepare(`INSERT INTO chapter_fts (rowid, title, summary, text, video) VALUES (?, ?, ?, ?, ?)`);
+  const chapters = db.prepare(`SELECT c.key, c.video_key, c.title, c.summary, c.text FROM chapters c
+    WHERE EXISTS (SELECT 1 FROM chapter_fts_docsize d WHERE d.id = c.key)`).all() as { key: number; video_key: number; title: string; summary: string; text: string }[];
+  for (const row of chapters) {
+    const texts = [row.title, row.summary, row.text];
+    if (!holds(texts)) continue;
+    const language = now.languageOf(row.video_key);
+    forgetChapter.run(row.key, ...before.indexed(language, ...texts), videoToken(row.video_key));
+    indexChapter.run(row.key, ...now.indexed(language, ...texts), videoToken(row.video_key));
   }
 }
 
