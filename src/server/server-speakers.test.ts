@@ -109,11 +109,14 @@ describe("speakers through the HTTP API, on a meeting with WebVTT voices", { ski
       source: "subtitle",
       speaker: "Sam",
       speakerName: "Sam Okafor",
+      // The subtitles' lines read as English.
+      language: "en",
     });
 
     const vtt = await (await app.request(`/api/videos/${meetingId}/transcript.vtt`)).text();
-    assert.match(vtt, /00:00:01\.000 --> 00:00:05\.000\n<v Dana>Welcome everyone, today we decide the budget for next year\.<\/v>/);
-    assert.match(vtt, /00:00:06\.000 --> 00:00:10\.000\n<v Sam Okafor>I think we should move the search index to Postgres\.<\/v>/);
+    // Each cue is in a language span too: the meeting's lines read as English.
+    assert.match(vtt, /00:00:01\.000 --> 00:00:05\.000\n<lang en><v Dana>Welcome everyone, today we decide the budget for next year\.<\/v><\/lang>/);
+    assert.match(vtt, /00:00:06\.000 --> 00:00:10\.000\n<lang en><v Sam Okafor>I think we should move the search index to Postgres\.<\/v><\/lang>/);
 
     const answer = (await (await app.request("/api/ask", json({ question: "who suggested Postgres?" }))).json()) as AnswerJson;
     assert.equal(answer.citations[0]?.speaker, "Sam Okafor", answer.text);
