@@ -53,8 +53,20 @@ export function analyzeText(text: string, language?: string): string[] {
  * Porter stemmer, the same algorithm as the store's FTS5 tokenizer, so a sentence matches where its clip matched.
  */
 export function termKey(word: string): string {
-  return stemmer(word.toLowerCase());
+  const lower = word.toLowerCase();
+  let key = termKeys.get(lower);
+  if (key === undefined) {
+    // A question matches its words against the text of dozens of clips: the same few thousand words, each stemmed once.
+    if (termKeys.size >= maxTermKeys) termKeys.clear();
+    key = stemmer(lower);
+    termKeys.set(lower, key);
+  }
+  return key;
 }
+
+/** Porter stems by lowercase word, as `termKey` gives them (a pure function of the word, so never stale). */
+const termKeys = new Map<string, string>();
+const maxTermKeys = 200_000;
 
 /**
  * `termKey` for words of `language` (ISO 639-1): English and no language, `termKey` itself; another, the word's

@@ -25,11 +25,13 @@ function prepareChapterStatements(db: Database.Database) {
         WHERE v.id = ? AND v.status = 'ready' ORDER BY c.chapter_index`),
     allChapters: db.prepare(`SELECT v.id AS video_id, ${chapterColumns} FROM chapters c JOIN videos v ON v.key = c.video_key
         WHERE v.status = 'ready' ORDER BY v.id, c.start_second, c.chapter_index`),
-    chaptersOfVideos: db.prepare(`SELECT v.id AS video_id, ${chapterColumns} FROM chapters c JOIN videos v ON v.key = c.video_key
-        WHERE v.status = 'ready' AND v.id IN (SELECT value FROM json_each(?)) ORDER BY v.id, c.start_second, c.chapter_index`),
+    // Both driven by their lists, as the context's video lookups are (sqlite-context.ts).
+    chaptersOfVideos: db.prepare(`SELECT v.id AS video_id, ${chapterColumns} FROM (SELECT DISTINCT value FROM json_each(?)) j
+        CROSS JOIN videos v ON v.id = j.value CROSS JOIN chapters c ON c.video_key = v.key
+        WHERE v.status = 'ready' ORDER BY v.id, c.start_second, c.chapter_index`),
     chaptersByKeys: db.prepare(`SELECT c.key, v.id AS video_id, c.chapter_index, c.start_second, c.end_second
-        FROM chapters c JOIN videos v ON v.key = c.video_key
-        WHERE v.status = 'ready' AND c.key IN (SELECT value FROM json_each(?))`),
+        FROM (SELECT DISTINCT value FROM json_each(?)) j CROSS JOIN chapters c ON c.key = j.value CROSS JOIN videos v ON v.key = c.video_key
+        WHERE v.status = 'ready'`),
   };
 }
 

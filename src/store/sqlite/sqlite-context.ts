@@ -33,8 +33,12 @@ export const videoColumns = `key, id, status, path, title, kind, duration_second
 function prepareSharedStatements(db: Database.Database) {
   return {
     videoById: db.prepare(`SELECT ${videoColumns} FROM videos WHERE id = ?`),
-    videoIdsByKeys: db.prepare(`SELECT key, id FROM videos WHERE status = 'ready' AND key IN (SELECT value FROM json_each(?))`),
-    videoKeysByIds: db.prepare(`SELECT key FROM videos WHERE status = 'ready' AND id IN (SELECT value FROM json_each(?))`).pluck(),
+    // Driven by the list (CROSS JOIN fixes the order): left to itself the planner walks every ready video by the status
+    // index and tests each against the list, 2 ms a search on the 8,648-transcript library.
+    videoIdsByKeys: db.prepare(`SELECT v.key, v.id FROM (SELECT DISTINCT value FROM json_each(?)) j
+        CROSS JOIN videos v ON v.key = j.value WHERE v.status = 'ready'`),
+    videoKeysByIds: db.prepare(`SELECT v.key FROM (SELECT DISTINCT value FROM json_each(?)) j
+        CROSS JOIN videos v ON v.id = j.value WHERE v.status = 'ready'`).pluck(),
     deleteSegmentBlocks: db.prepare(`DELETE FROM segment_blocks WHERE video_key = ?`),
     insertSegmentBlock: db.prepare(`INSERT INTO segment_blocks (video_key, block_index, min_start_second,
         max_start_second, max_end_second, segments) VALUES (?, ?, ?, ?, ?, ?)`),

@@ -119,7 +119,7 @@ export class SqliteVectorIndex implements VectorIndex {
         parameters.push(query.owner);
       }
       if (query.videoIds) {
-        filters += ` AND video_key IN (SELECT key FROM videos WHERE status = 'ready' AND id IN (SELECT value FROM json_each(?)))`;
+        filters += ` AND video_key IN (SELECT v.key FROM (SELECT DISTINCT value FROM json_each(?)) j CROSS JOIN videos v ON v.id = j.value WHERE v.status = 'ready')`;
         parameters.push(JSON.stringify(query.videoIds));
       }
       // Stored zero vectors have a NULL distance: sorted last, then dropped. Filtering them in WHERE would compute every
