@@ -1,4 +1,4 @@
-// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server|scale|workers|lite|soak|summaries|speakers|who-said|languages|segmenter]`: the project's speed and quality benchmarks, printed as JSON.
+// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server|scale|workers|lite|soak|summaries|speakers|who-said|languages|segmenter|search-cost]`: the project's speed and quality benchmarks, printed as JSON.
 // `npm run bench scale -- --hours 100,1000 [--store sqlite|postgres://…] [--queries 100] [--keep dir]`: see bench-scale.ts.
 // `npm run bench soak -- [--minutes 10] [--clients 16] [--keep dir]`: see bench-soak.ts.
 // `npm run bench summaries -- [--only chapters,narrated,coverage,cost] [--videos 60] [--out file]`: see bench-summaries.ts.
@@ -6,6 +6,7 @@
 // `npm run bench who-said -- [--meetings 20] [--questions 5] [--seed 1] [--keep dir]`: see bench-who-said.ts.
 // `npm run bench languages -- [--lines 30] [--seed 1] [--no-screen] [--keep dir]`: see bench-languages.ts.
 // `npm run bench segmenter -- [--lines 5000] [--queries 1000] [--seed 1]`: see bench-segmenter.ts.
+// `npm run bench search-cost -- [--library dir] [--compare <checkout>] [--runs 2]`: see bench-search-cost.ts.
 import { benchMedia } from "./bench-media.js";
 
 const which = process.argv[2] ?? "all";
@@ -72,6 +73,10 @@ if (which === "languages") {
   results.languages = await benchLanguages({ ...parseLanguagesArgs(process.argv.slice(3)), log: (line) => console.error(line) });
 }
 // Not part of "all": Intl.Segmenter's Chinese and Japanese words against the index's character pairs (a minute).
+if (which === "search-cost") {
+  const { benchSearchCost } = await import("./bench-search-cost.js");
+  results.searchCost = await benchSearchCost(process.argv.slice(3), (line) => console.error(line));
+}
 if (which === "segmenter") {
   const { benchSegmenter, parseSegmenterArgs } = await import("./bench-segmenter.js");
   results.segmenter = await benchSegmenter({ ...parseSegmenterArgs(process.argv.slice(3)), log: (line) => console.error(line) });

@@ -95,7 +95,8 @@ export async function graphClips(store: Store, keywords: string[], options: Clip
     // Which clip of the chunk names the most matched entities: a tenth of a point each, below one entity's weight.
     const inChunk = documents
       .flatMap((document) => {
-        const words = new Set(tokenize(`${document.transcript} ${document.screen} ${document.visual}`).map(termKey));
+        // Each distinct word keyed once: a clip says "the" forty times.
+        const words = new Set([...new Set(tokenize(`${document.transcript} ${document.screen} ${document.visual}`))].map(termKey));
         if (![...keywordKeys].some((key) => words.has(key))) return [];
         const named = nameKeys.filter((key) => key.length > 0 && key.every((word) => words.has(word))).length;
         return [{ document, score: chunk.score + named / (10 * Math.max(1, names.length)) }];
