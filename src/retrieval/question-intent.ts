@@ -33,10 +33,21 @@ export function asksAboutLibrary(question: string): boolean {
 }
 
 /** The stems that name a video: its title's content words, without the extension and the words every title has. */
-function titleStems(video: Video): string[] {
-  const title = video.title.replace(/\.[a-z0-9]{2,4}$/i, "");
-  return [...new Set(analyzeText(title.replace(/[_\-.]+/g, " ")).filter((word) => !videoWords.has(word) && !/^\d+$/.test(word)).map(termKey))];
+function titleStems(video: Video): readonly string[] {
+  let stems = stemsByTitle.get(video.title);
+  if (!stems) {
+    // Every question reads every title (8,648 of them in the how-to library): each title's stems are worked out once.
+    if (stemsByTitle.size >= maxTitles) stemsByTitle.clear();
+    const title = video.title.replace(/\.[a-z0-9]{2,4}$/i, "");
+    stems = [...new Set(analyzeText(title.replace(/[_\-.]+/g, " ")).filter((word) => !videoWords.has(word) && !/^\d+$/.test(word)).map(termKey))];
+    stemsByTitle.set(video.title, stems);
+  }
+  return stems;
 }
+
+/** `titleStems` by title: a pure function of the title, so never stale. */
+const stemsByTitle = new Map<string, readonly string[]>();
+const maxTitles = 100_000;
 
 /**
  * The videos a question names: a video whose title's words the question says, together with a word that means "a
