@@ -63,7 +63,7 @@ export async function benchSearchCost(args: string[], log: (line: string) => voi
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs takes a whole number of at least 1, not "${values.runs}"`);
   const scratch = mkdtempSync(join(tmpdir(), "videorag-search-cost-"));
   try {
-    let library = values.library ? resolve(values.library) : join(scratch, "library");
+    const library = values.library ? resolve(values.library) : join(scratch, "library");
     if (!values.library) {
       log("ingesting the transcripts into a temporary library");
       const { openLibrary } = await import("../src/library.js");
@@ -78,7 +78,6 @@ export async function benchSearchCost(args: string[], log: (line: string) => voi
       cpSync(library, copy, { recursive: true });
       return { ...checkout, library: copy };
     });
-    library = "";
     const rows: RunResult[] = [];
     for (let run = 0; run < runs; run++) {
       for (const checkout of copies) {

@@ -1,6 +1,7 @@
 // Turns time-coded segments into clip documents: each clip gets the text of every segment that overlaps it.
 
 import type { ClipDocument, Segment } from "../spec/index.js";
+import { ownLanguageSegments } from "../summary/index.js";
 
 export interface ClipSpan {
   index: number;
@@ -43,4 +44,13 @@ export function buildClipDocuments(videoId: string, clips: ClipSpan[], segments:
 /** The clip that holds a second, or the last one. */
 export function clipIndexAt(clips: ClipSpan[], second: number): number {
   return (clips.find((clip) => second >= clip.startSecond && second < clip.endSecond) ?? clips.at(-1))?.index ?? 0;
+}
+
+/**
+ * The clip documents of the video's own language (`ownLanguageSegments`), which its graph reads: a second subtitle
+ * stream's translation would name everything twice. `documents` itself when no line is in another language.
+ */
+export function ownLanguageDocuments(documents: ClipDocument[], clips: ClipSpan[], segments: Segment[], language: string | undefined): ClipDocument[] {
+  const own = ownLanguageSegments(segments, language);
+  return own.length === segments.length ? documents : buildClipDocuments(documents[0]?.videoId ?? "", clips, [...own]);
 }

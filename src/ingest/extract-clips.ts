@@ -3,12 +3,12 @@
 // question-time extraction and `videorag extract` all come through here, so there is one pipeline, not two.
 
 import { buildVideoGraph } from "../graph/index.js";
-import { buildChapters, chapterVectors, ownLanguageSegments, titleChapters } from "../summary/index.js";
+import { buildChapters, chapterVectors, titleChapters } from "../summary/index.js";
 import { labelSpeakers } from "./speaker-stage.js";
 import { mapConcurrent } from "../providers/runtime/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import type { Chapter, ClipDocument, ClipStageRecord, Segment, SegmentSource, SpeakerVoices, Store, VectorRecord, Video, Warning } from "../spec/index.js";
-import { buildClipDocuments } from "./clip-documents.js";
+import { buildClipDocuments, ownLanguageDocuments } from "./clip-documents.js";
 import { clipStages, derivedStageKeys, derivedStages, type ClipOutput, type ClipStage, type DeferredStage, type ExtractionSettings } from "./clip-stages.js";
 import { reportingLanguage, spokenLanguage, stageLanguage, withLanguage, type SpokenLanguage } from "./extraction-language.js";
 import { graphNote } from "./graph-stage.js";
@@ -328,9 +328,7 @@ async function extractBatch(
     options.onProgress?.({ type: "extract-stage", videoId: video.id, path, stage: "graph", clipIndexes: graphClips });
     // A language model reads only clips whose heavy stages are all done, so unextracted clips cost no model call;
     // chunks whose text did not change come from the output cache.
-    // The graph reads the video's own language: a second subtitle stream's translation would name everything twice.
-    const ownLanguage = ownLanguageSegments(segments, video.language);
-    const ownDocuments = ownLanguage.length === segments.length ? documents : buildClipDocuments(video.id, spans, [...ownLanguage]);
+    const ownDocuments = ownLanguageDocuments(documents, spans, segments, video.language);
     const graphDocuments = settings.graph.model ? ownDocuments.filter((document) => settled(document.index)) : ownDocuments;
     const built = await buildVideoGraph(graphDocuments, {
       model: settings.graph.model,

@@ -21,7 +21,7 @@ import {
 } from "../media/index.js";
 import { VideoRagError, toVideoRagError } from "../spec/index.js";
 import type { ClipSignals, ClipStageRecord, Segment, StageRecord, Store, VoiceActivityDetector } from "../spec/index.js";
-import { buildClipDocuments, clipIndexAt, type ClipSpan } from "./clip-documents.js";
+import { buildClipDocuments, clipIndexAt, ownLanguageDocuments, type ClipSpan } from "./clip-documents.js";
 import { clipStages, derivedStageKeys, sameFrameBits, settingsKey, type ExtractionSettings } from "./clip-stages.js";
 import { hashFile, videoIdFromHash } from "./content-id.js";
 import { extractClips, type ExtractionEvent, type ExtractionReport } from "./extract-clips.js";
@@ -29,7 +29,7 @@ import { labelSpeakers } from "./speaker-stage.js";
 import type { IngestEvent, IngestResult, MediaStage } from "./types.js";
 import { extractVisual, hasVisualModels, imageVectorRecords, type VisualStage } from "./visual-stage.js";
 import { graphNote, runGraphStage } from "./graph-stage.js";
-import { buildChapters, chapterVectors, ownLanguageSegments } from "../summary/index.js";
+import { buildChapters, chapterVectors } from "../summary/index.js";
 import { identifyLanguage } from "../text/index.js";
 import { framesInClip, templateCaption, visualSegments } from "./visual-words.js";
 
@@ -321,7 +321,7 @@ export async function ingestMediaFile(
     // The lite graph is cheap enough for the light index; a language model's waits for clips to be extracted.
     const lightGraph = options.incremental && !context.graph.model;
     const graph = lightGraph
-      ? await runGraphStage(context.graph, buildClipDocuments(id, clips, [...ownLanguageSegments(segments, language)]), runStage, {
+      ? await runGraphStage(context.graph, ownLanguageDocuments(documents, clips, segments, language), runStage, {
           signal,
           language,
           onProgress: (fraction) => emit({ type: "stage-progress", path, stage: "graph", fraction }),

@@ -64,6 +64,18 @@ function huggingFaceFiles(repo: string, names: string[]): ModelFile[] {
 }
 
 /** Every model the engine knows, in the order `videorag models list` shows them. */
+/** The files transformers.js reads for a sentence-transformers model, and for a Whisper model (Xenova's ONNX exports). */
+const sentenceEmbedderFiles = ["config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model_quantized.onnx"];
+const whisperFiles = [
+  "config.json",
+  "generation_config.json",
+  "preprocessor_config.json",
+  "tokenizer.json",
+  "tokenizer_config.json",
+  "onnx/encoder_model_quantized.onnx",
+  "onnx/decoder_model_merged_quantized.onnx",
+];
+
 export const modelManifest: readonly ModelEntry[] = [
   {
     name: "yolox-nano",
@@ -145,12 +157,7 @@ export const modelManifest: readonly ModelEntry[] = [
   {
     name: "Xenova/all-MiniLM-L6-v2",
     kind: "text-embedding",
-    files: huggingFaceFiles("Xenova/all-MiniLM-L6-v2", [
-      "config.json",
-      "tokenizer.json",
-      "tokenizer_config.json",
-      "onnx/model_quantized.onnx",
-    ]),
+    files: huggingFaceFiles("Xenova/all-MiniLM-L6-v2", sentenceEmbedderFiles),
     license: "Apache-2.0",
     source: "https://huggingface.co/Xenova/all-MiniLM-L6-v2 (ONNX export of sentence-transformers/all-MiniLM-L6-v2)",
     notes: "384-dimensional sentence vectors, mean-pooled and normalised; int8-quantized",
@@ -159,12 +166,7 @@ export const modelManifest: readonly ModelEntry[] = [
   {
     name: "Xenova/multilingual-e5-small",
     kind: "text-embedding",
-    files: huggingFaceFiles("Xenova/multilingual-e5-small", [
-      "config.json",
-      "tokenizer.json",
-      "tokenizer_config.json",
-      "onnx/model_quantized.onnx",
-    ]),
+    files: huggingFaceFiles("Xenova/multilingual-e5-small", sentenceEmbedderFiles),
     license: "MIT",
     source: "https://huggingface.co/Xenova/multilingual-e5-small (ONNX export of intfloat/multilingual-e5-small)",
     notes: "384-dimensional sentence vectors in one space for about 100 languages (an English question finds a German moment); given its query: and passage: prefixes; int8-quantized",
@@ -173,15 +175,7 @@ export const modelManifest: readonly ModelEntry[] = [
   {
     name: "Xenova/whisper-base.en",
     kind: "speech",
-    files: huggingFaceFiles("Xenova/whisper-base.en", [
-      "config.json",
-      "generation_config.json",
-      "preprocessor_config.json",
-      "tokenizer.json",
-      "tokenizer_config.json",
-      "onnx/encoder_model_quantized.onnx",
-      "onnx/decoder_model_merged_quantized.onnx",
-    ]),
+    files: huggingFaceFiles("Xenova/whisper-base.en", whisperFiles),
     license: "Apache-2.0",
     source: "https://huggingface.co/Xenova/whisper-base.en (ONNX export of openai/whisper-base.en)",
     notes: "English speech recognition with segment timestamps; int8-quantized encoder and merged decoder",
@@ -190,15 +184,7 @@ export const modelManifest: readonly ModelEntry[] = [
   {
     name: "Xenova/whisper-base",
     kind: "speech",
-    files: huggingFaceFiles("Xenova/whisper-base", [
-      "config.json",
-      "generation_config.json",
-      "preprocessor_config.json",
-      "tokenizer.json",
-      "tokenizer_config.json",
-      "onnx/encoder_model_quantized.onnx",
-      "onnx/decoder_model_merged_quantized.onnx",
-    ]),
+    files: huggingFaceFiles("Xenova/whisper-base", whisperFiles),
     license: "Apache-2.0",
     source: "https://huggingface.co/Xenova/whisper-base (ONNX export of openai/whisper-base)",
     notes: "speech recognition in 99 languages with segment timestamps, told each video's language where it is known; int8-quantized encoder and merged decoder",
