@@ -40,7 +40,7 @@ if (which === "server") {
 // Not part of "all": it ingests half an hour of speech twice (about ten minutes on two cores).
 if (which === "incremental") {
   const { benchIncremental } = await import("./bench-incremental.js");
-  results.incremental = await benchIncremental();
+  results.incremental = await benchIncremental(process.argv.slice(3));
 }
 // Not part of "all": it builds synthetic libraries of 100 and 1,000 hours (a few minutes on SQLite), or as --hours says.
 if (which === "scale") {

@@ -2,8 +2,10 @@
 // and a meeting made here whose WebVTT subtitles name who speaks), the server on a free port, and full-page PNGs of the
 // Library (with its topics), Ask (after an answer), Search and Video pages (one on an entity and a line of text, one on
 // a chapter with a question answered about the video, and the meeting's: its speakers, one renamed in place, an answer
-// citing who speaks, and a name being edited), and Ask on the meeting, at a laptop size and a phone size. Needs `npm run build:web` first,
-// ffmpeg, and Chromium at /usr/bin/chromium (or $CHROMIUM).
+// citing who speaks, and a name being edited), and Ask on the meeting, at a laptop size and a phone size; then, on an
+// incremental library (jfk.wav's speech left for question time), Ask with the preliminary answer shown while its clip is
+// extracted and with the final one that replaced it. Needs `npm run build:web` first, ffmpeg, and Chromium at
+// /usr/bin/chromium (or $CHROMIUM).
 //
 //   node --import tsx scripts/screenshot-ui.ts <outdir>
 
@@ -11,7 +13,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { chromium, type Page } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 import { openLibrary } from "../src/library.js";
 import { startServer } from "../src/server/index.js";
 import { openSqliteStore } from "../src/store/index.js";
@@ -177,11 +179,46 @@ async function main(): Promise<void> {
       await shot("video-languages");
       await page.close();
     }
+    await preliminaryShots(browser, scratch, outDir);
   } finally {
     await browser.close();
     await server.close();
     await library.close();
     rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Ask on an incremental library, at each size: the preliminary answer while the question's clip is extracted, then the
+ * final one. Each size gets its own library, since a question extracts its clip once.
+ */
+async function preliminaryShots(browser: Browser, scratch: string, outDir: string): Promise<void> {
+  for (const size of sizes) {
+    const libraryPath = join(scratch, `incremental-${size.name}`);
+    const ingest = runCli(scratch, ["ingest", "--incremental", "--library", libraryPath, sharedPath("media/audio/jfk.wav"), sharedPath("media/subtitled/friday.mp4")]);
+    if (ingest.status !== 0) throw new Error(`incremental ingest failed:\n${ingest.stderr}`);
+    const library = await openLibrary({ path: libraryPath });
+    const server = await startServer({ library, port: 0 });
+    const page = await browser.newPage({ viewport: { width: size.width, height: size.height }, deviceScaleFactor: 1 });
+    try {
+      await page.goto(`${server.url}/#/ask`);
+      await page.getByLabel("Question").fill("ask not what your country can do for you");
+      await page.getByLabel("Question").press("Enter");
+      await page.getByLabel("Preliminary answer").waitFor({ timeout: 30_000 });
+      for (const [name, ready] of [
+        ["ask-preliminary", page.getByLabel("Preliminary answer")],
+        ["ask-final", page.locator(".answer-footer")],
+      ] as const) {
+        await ready.waitFor({ timeout: 60_000 });
+        const file = resolve(outDir, `${name}-${size.name}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        console.log(file);
+      }
+    } finally {
+      await page.close();
+      await server.close();
+      await library.close();
+    }
   }
 }
 

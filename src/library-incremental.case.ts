@@ -5,6 +5,7 @@ import { after, before, describe, test } from "node:test";
 import type { QuestionExtractionEvent } from "./answer/index.js";
 import type { OpenLibraryAt } from "./library.case.js";
 import type { Library } from "./library.js";
+import type { PreliminaryAnswer } from "./spec/index.js";
 import { needsShared, sharedPath } from "./test-support/shared.js";
 
 const media = (): string[] => [
@@ -52,9 +53,19 @@ export function incrementalLibraryCases(name: string, open: OpenLibraryAt): void
     });
 
     test('"ask not what your country can do for you" extracts the jfk clip at question time and cites it; asking again extracts nothing', async () => {
-      const events: QuestionExtractionEvent[] = [];
-      const first = await library.ask("ask not what your country can do for you", { onExtraction: (event) => events.push(event) });
+      const events: (QuestionExtractionEvent | { type: "preliminary"; answer: PreliminaryAnswer })[] = [];
+      const first = await library.ask("ask not what your country can do for you", {
+        onExtraction: (event) => events.push(event),
+        onPreliminary: (answer) => events.push({ type: "preliminary", answer }),
+      });
       assert.ok(first.extraction, "no extraction reported");
+      // The answer from what was indexed came first, before any extraction event, and the final answer carries it.
+      assert.equal(events[0]?.type, "preliminary", events.map((event) => event.type).join());
+      assert.equal(events.filter((event) => event.type === "preliminary").length, 1);
+      assert.ok(first.preliminary, "the final answer does not carry the preliminary one");
+      assert.equal(first.preliminary.profile.profile, "lite");
+      assert.ok(!first.preliminary.citations.some((citation) => citation.title === "jfk.wav"), "jfk's speech was not recognised yet");
+      assert.ok(first.preliminary.timings.totalMs !== undefined && first.preliminary.timings.totalMs <= (first.timings.totalMs ?? 0), JSON.stringify([first.preliminary.timings, first.timings]));
       const jfk = (await library.list()).find((video) => video.title === "jfk.wav");
       assert.ok(first.extraction.clips.some((clip) => clip.videoId === jfk?.id && clip.stages.includes("speech")), JSON.stringify(first.extraction));
       assert.ok(events.some((event) => event.type === "plan"), "no plan event");
@@ -66,8 +77,10 @@ export function incrementalLibraryCases(name: string, open: OpenLibraryAt): void
       const speech = (await library.status()).stages.speech;
       assert.equal(speech?.pending, 0, "jfk was the only clip with speech to recognise");
 
-      const second = await library.ask("ask not what your country can do for you");
+      let waited = false;
+      const second = await library.ask("ask not what your country can do for you", { onPreliminary: () => (waited = true) });
       assert.equal(second.extraction?.clips.length ?? 0, 0, JSON.stringify(second.extraction));
+      assert.ok(!waited && !second.preliminary, "nothing to extract: no preliminary answer");
       assert.equal(second.citations[0]?.title, "jfk.wav");
     });
 

@@ -14,7 +14,7 @@ import { chooseProviders, liteConfig, type ProviderChoice } from "./providers/re
 import { entityNameKey, refreshEntityDescriptions } from "./graph/index.js";
 import { analyzeText, questionLanguage, retrievalHits, retrieve, retrieveVideos, searchChapters, termKeyFor, type Retrieval, type ScoredVideo } from "./retrieval/index.js";
 import { VideoRagError } from "./spec/index.js";
-import type { Answer, Chapter, EntityMatch, QuestionIntent, ExtractionStatus, GraphEntity, GraphStats, Hit, RetrievalMode, Segment, SegmentSource, Store, Video } from "./spec/index.js";
+import type { Answer, Chapter, EntityMatch, QuestionIntent, ExtractionStatus, GraphEntity, GraphStats, Hit, PreliminaryAnswer, RetrievalMode, Segment, SegmentSource, Store, Video } from "./spec/index.js";
 import { libraryLocation } from "./library-location.js";
 import { videoSpeakers, type VideoSpeaker } from "./library-speakers.js";
 import { isStore, openSqliteStore } from "./store/index.js";
@@ -79,6 +79,11 @@ export interface AskOptions {
   onExtraction?: (event: QuestionExtractionEvent) => void;
   /** The moments the answer will be drawn from, as soon as retrieval has them (before a language model writes). */
   onMoments?: (moments: Hit[]) => void;
+  /**
+   * When the question needs extraction: the lite answer from what is indexed, at once, before extraction runs; the
+   * final answer replaces it (and carries it as `preliminary`).
+   */
+  onPreliminary?: (answer: PreliminaryAnswer) => void;
   /** false: answer from what is indexed now, extract nothing. Default true. */
   extract?: boolean;
   /** Files or folders an ingest is working through now: their pending clips are left to it, not extracted here. */

@@ -16,6 +16,7 @@ import type {
   ClipStageState,
   Hit,
   ImageInput,
+  PreliminaryAnswer,
   ImageTextEncoder,
   LanguageModel,
   QuestionIntent,
@@ -95,6 +96,8 @@ export interface AnswerOptions {
   onExtraction?: (event: QuestionExtractionEvent) => void;
   /** The moments the answer will be drawn from, as soon as retrieval has them. */
   onMoments?: (moments: Hit[]) => void;
+  /** The lite answer from what is indexed, given before question-time extraction runs (only when it runs). */
+  onPreliminary?: (answer: PreliminaryAnswer) => void;
   frames?: boolean;
   mode?: RetrievalMode;
   /** false: answer from what is indexed, extract nothing. Default true. */
@@ -140,7 +143,20 @@ export async function answerQuestion(question: string, context: AnswerContext, o
     return inScope.length > 0 || named ? inScope.map((video) => video.id) : undefined;
   };
   let speakers = reference?.name ? await speakersNamed(context.store, reference.name) : undefined;
-  const extraction = options.extract === false || !context.extraction ? undefined : await extractForQuestion(question, language, context, { ...options, videoIds: idsOf(speakers) }, warnings);
+  // Before the question waits for extraction, the answer the index can give now: the lite one, so no model is waited for.
+  let preliminary: PreliminaryAnswer | undefined;
+  const answerNow = async (): Promise<void> => {
+    const now = await answerQuestion(
+      question,
+      { ...context, llm: undefined, extraction: undefined },
+      { ...options, extract: false, frames: false, onText: undefined, onMoments: undefined, onExtraction: undefined, onPreliminary: undefined },
+    );
+    const { text, citations, profile, moments } = now;
+    preliminary = { text, citations, profile, moments, warnings: [...warnings, ...now.warnings], timings: { ...now.timings, totalMs: Math.round(performance.now() - started) } };
+    options.onPreliminary?.(preliminary);
+  };
+  const extraction =
+    options.extract === false || !context.extraction ? undefined : await extractForQuestion(question, language, context, { ...options, videoIds: idsOf(speakers) }, warnings, answerNow);
   // Speech recognised for this question may have brought the speaker's first lines ("Speaker 2" in a video diarized now).
   if (reference?.name && (extraction?.clips.length ?? 0) > 0) speakers = await speakersNamed(context.store, reference.name);
   const scope = scoped(speakers);
@@ -176,6 +192,7 @@ export async function answerQuestion(question: string, context: AnswerContext, o
     intent,
     ...(scope.length > 0 ? { scope: scope.map((video) => ({ videoId: video.id, title: video.title })) } : {}),
     ...(extraction ? { extraction } : {}),
+    ...(preliminary ? { preliminary } : {}),
   };
   const lite = (strategy: AnswerProfile["strategy"], retrievers = base.retrievers): AnswerProfile =>
     profileOf({ ...base, retrievers, profile: "lite", strategy, redescribedMoments: 0 });
@@ -504,8 +521,18 @@ async function busyVideos(store: Store, paths: readonly string[]): Promise<Set<s
   return new Set((await store.listVideos()).filter((video) => under(video.path)).map((video) => video.id));
 }
 
-/** Plans and runs the deferred stages the question needs, round by round, within the time budget. */
-async function extractForQuestion(question: string, language: string, context: AnswerContext, options: AnswerOptions, warnings: Warning[]): Promise<AnswerExtraction | undefined> {
+/**
+ * Plans and runs the deferred stages the question needs, round by round, within the time budget; `beforeExtracting`
+ * runs once, when the first plan is made and before any clip is extracted.
+ */
+async function extractForQuestion(
+  question: string,
+  language: string,
+  context: AnswerContext,
+  options: AnswerOptions,
+  warnings: Warning[],
+  beforeExtracting: () => Promise<void>,
+): Promise<AnswerExtraction | undefined> {
   const settings = context.extraction;
   if (!settings) return undefined;
   const { store } = context;
@@ -538,6 +565,7 @@ async function extractForQuestion(question: string, language: string, context: A
       relevant: context.llm ? relevanceFilter(question, context, options.signal, warnings) : undefined,
     });
     if (plan.clips.length === 0) break;
+    if (round === 1) await beforeExtracting();
     for (const clip of plan.clips) planned.add(clipId(clip));
     options.onExtraction?.({ type: "plan", round, stages: plan.stages, clips: plan.clips });
     await store.markAsked(plan.clips);

@@ -5,7 +5,7 @@ import { z } from "zod";
 // Imported from the files, not the folder's index, so the web UI can take these types without Node's.
 import { errorCodes, type ErrorCode } from "../spec/errors.js";
 import { retrievalModes } from "../spec/vocabulary.js";
-import type { Answer, Chapter, Citation, Hit, Segment, Video, Warning } from "../spec/model.js";
+import type { Answer, Chapter, Citation, Hit, PreliminaryAnswer, Segment, Video, Warning } from "../spec/model.js";
 
 const segmentSourceValues = ["subtitle", "speech", "screen", "transcript", "visual", "caption"] as const;
 const errorCodeValues = Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]];
@@ -77,6 +77,16 @@ export const answerExtractionSchema = z.object({
   rounds: z.number().int(),
 });
 
+/** The lite answer from what was indexed, given before question-time extraction ran; `timings.totalMs`: when it was ready. */
+export const preliminaryAnswerSchema = z.object({
+  text: z.string(),
+  citations: z.array(citationSchema),
+  profile: answerProfileSchema,
+  warnings: z.array(warningSchema),
+  timings: z.record(z.number()),
+  moments: z.array(hitSchema),
+});
+
 export const answerSchema = z.object({
   question: z.string(),
   text: z.string(),
@@ -93,6 +103,8 @@ export const answerSchema = z.object({
   scope: z.array(z.object({ videoId: z.string(), title: z.string() })).optional(),
   /** Enumeration: how many matching moments there are. */
   count: z.number().int().optional(),
+  /** The answer given at once, before question-time extraction ran; absent when the question needed none. */
+  preliminary: preliminaryAnswerSchema.optional(),
 });
 
 export const chapterSchema = z.object({
@@ -330,6 +342,11 @@ function citationJson(citation: Citation): z.infer<typeof citationSchema> {
   return { videoId, path, title, startSecond, endSecond, quote, score, timesEstimated, ...(speaker ? { speaker } : {}) };
 }
 
+export function preliminaryAnswerJson(answer: PreliminaryAnswer): z.infer<typeof preliminaryAnswerSchema> {
+  const { text, citations, profile, warnings, timings, moments } = answer;
+  return { text, citations: citations.map(citationJson), profile, warnings, timings, moments: (moments ?? []).map(hitJson) };
+}
+
 export function answerJson(question: string, answer: Answer): AnswerJson {
   return {
     question,
@@ -344,6 +361,7 @@ export function answerJson(question: string, answer: Answer): AnswerJson {
     ...(answer.intent ? { intent: answer.intent } : {}),
     ...(answer.scope ? { scope: answer.scope } : {}),
     ...(answer.count !== undefined ? { count: answer.count } : {}),
+    ...(answer.preliminary ? { preliminary: preliminaryAnswerJson(answer.preliminary) } : {}),
   };
 }
 

@@ -48,8 +48,17 @@ test("a question-time extraction killed with SIGKILL leaves the library consiste
 
   const answer = cli(["ask", "what did he say: ask not what your country can do for you", "--json", "--library", library]);
   assert.equal(answer.status, 0, answer.stderr);
-  const json = JSON.parse(answer.stdout) as { citations: { title: string }[]; extraction: { clips: { stages: string[] }[]; seconds: number; rounds: number }; profile: { extractedClips: number } };
+  const json = JSON.parse(answer.stdout) as {
+    citations: { title: string }[];
+    extraction: { clips: { stages: string[] }[]; seconds: number; rounds: number };
+    profile: { extractedClips: number };
+    timings: { totalMs: number };
+    preliminary?: { text: string; citations: { title: string }[]; timings: { totalMs: number } };
+  };
   assert.equal(json.citations[0]?.title, "jfk.wav");
+  // Both answers are reported, each with its time: the one from what was indexed first.
+  assert.ok(json.preliminary && json.preliminary.text.length > 0, answer.stdout);
+  assert.ok(json.preliminary.timings.totalMs <= json.timings.totalMs, JSON.stringify([json.preliminary.timings, json.timings]));
   assert.ok(json.extraction.rounds >= 1);
   assert.ok(json.extraction.seconds > 0);
   assert.ok(json.extraction.clips.some((clip) => clip.stages.includes("speech")), JSON.stringify(json.extraction));
@@ -68,6 +77,21 @@ test("a question-time extraction killed with SIGKILL leaves the library consiste
   const text = cli(["status", "--library", library]);
   assert.match(text.stdout, /3 videos, \d+ clips: \d+ extracted, 0 pending, 0 failed/);
   assert.match(text.stdout, /speech: +\d+ done +0 pending/);
+});
+
+test("a question that waits for extraction prints the answer from what is indexed first, then the final one", { skip: needsShared }, () => {
+  const library = join(scratch, "preliminary");
+  assert.equal(cli(["ingest", "--incremental", "--library", library, sharedPath("media/audio/jfk.wav")]).status, 0);
+  const answer = cli(["ask", "ask not what your country can do for you", "--library", library]);
+  assert.equal(answer.status, 0, answer.stderr);
+  const first = answer.stdout.indexOf("Preliminary answer, from what is indexed now");
+  const final = answer.stdout.indexOf("Final answer:");
+  assert.ok(first === 0 && final > first, answer.stdout);
+  // Nothing was heard before extraction; the final answer quotes the speech recognised for the question.
+  assert.doesNotMatch(answer.stdout.slice(0, final), /country/i);
+  assert.match(answer.stdout.slice(final), /country[\s\S]*\[jfk\.wav 0:\d\d–0:\d\d\]/);
+  assert.match(answer.stdout, /first answer \d+ ms, final \d+ ms\)/);
+  assert.ok(!answer.stdout.includes("\u001b["), "not a terminal: no escape codes");
 });
 
 test("bad input in an incremental ingest: clear codes, the batch goes on, nothing half-written", { skip: needsShared }, () => {

@@ -10,7 +10,7 @@ import { defaultLibraryPath, openLibrary, type Library, type LibraryOptions } fr
 import { serveMcp } from "../mcp/index.js";
 import { diagnose } from "../providers/doctor.js";
 import { listModels, modelsDir, pullModels, verifyModels } from "../providers/models/index.js";
-import { VideoRagError, retrievalModes, type HitProvenance, type RetrievalMode, type Video } from "../spec/index.js";
+import { VideoRagError, retrievalModes, type HitProvenance, type PreliminaryAnswer, type RetrievalMode, type Video } from "../spec/index.js";
 import { packageVersion } from "../package-version.js";
 import { chaptersVtt, summaryLengths, type SummaryLength } from "../summary/index.js";
 import { checkExposure, startServer } from "../server/index.js";
@@ -194,10 +194,24 @@ async function askCommand(values: Values, words: string[]): Promise<void> {
     // The answer is printed as the model writes it; sources and warnings follow when it is done.
     const streamed = !values.json;
     const extraction = createExtractionPrinter();
+    // A question that waits for extraction first gets the answer the index gives now (dimmed on a terminal), then the final one.
+    let headed = true;
     const answer = await library.ask(question, {
       limit: values.limit ? positiveInteger(values.limit, "limit", 8) : undefined,
       mode: retrievalMode(values.mode),
-      onText: streamed ? (delta) => process.stdout.write(delta) : undefined,
+      onPreliminary: streamed
+        ? (first) => {
+            process.stdout.write(preliminaryBlock(first, Boolean(process.stdout.isTTY) && !process.env.NO_COLOR));
+            headed = false;
+          }
+        : undefined,
+      onText: streamed
+        ? (delta) => {
+            if (!headed) process.stdout.write("Final answer:\n");
+            headed = true;
+            process.stdout.write(delta);
+          }
+        : undefined,
       onExtraction: extraction,
       extract: !values["no-extract"],
       videos: values.video,
@@ -218,10 +232,18 @@ async function askCommand(values: Values, words: string[]): Promise<void> {
         });
       }
       for (const warning of answer.warnings) lines.push(`warning: ${warning.detail}`);
-      lines.push("", `(${answer.profile.summary}; ${answer.timings.totalMs} ms)`);
+      const first = answer.preliminary ? `first answer ${answer.preliminary.timings.totalMs} ms, final ` : "";
+      lines.push("", `(${answer.profile.summary}; ${first}${answer.timings.totalMs} ms)`);
       return lines.join("\n");
     });
   }));
+}
+
+/** The preliminary answer as the CLI prints it: labelled, its sources counted, dimmed on a terminal. */
+function preliminaryBlock(answer: PreliminaryAnswer, dim: boolean): string {
+  const sources = answer.citations.length === 1 ? "1 source" : `${answer.citations.length} sources`;
+  const block = `Preliminary answer, from what is indexed now (${sources}, ${answer.timings.totalMs} ms):\n${answer.text}\n`;
+  return `${dim ? `\x1b[2m${block}\x1b[0m` : block}\n`;
 }
 
 async function chaptersCommand(values: Values, references: string[]): Promise<void> {

@@ -212,7 +212,8 @@ export function createMcpServer(library: Library, options: McpServerOptions): Mc
     },
     ({ question, mode, limit, videoIds }, extra) =>
       guarded(async () => {
-        const answer = answerJson(question, await library.ask(question, { mode, limit, videos: videoIds, signal: extra.signal }));
+        // A tool call returns once: the final answer, without the preliminary one a person watching would have seen.
+        const { preliminary: _shown, ...answer } = answerJson(question, await library.ask(question, { mode, limit, videos: videoIds, signal: extra.signal }));
         return result(answerText(answer), answer);
       }),
   );

@@ -16,6 +16,7 @@ import {
   chaptersResponseSchema,
   hitJson,
   ingestPathsRequestSchema,
+  preliminaryAnswerJson,
   renameSpeakerRequestSchema,
   searchRequestSchema,
   segmentJson,
@@ -280,6 +281,8 @@ export function createApp(options: AppOptions): Hono {
           ...askOptions,
           signal: controller.signal,
           onMoments: (moments) => send("moments", { moments: moments.map(hitJson) }),
+          // Before the first extraction event: the answer from what is indexed now, replaced by the final one.
+          onPreliminary: (answer) => send("preliminary", preliminaryAnswerJson(answer)),
           onExtraction: (event) => send("extraction", event),
           onText: (delta) => {
             streamed = true;

@@ -7,7 +7,7 @@ import { Worker } from "node:worker_threads";
 import type { IngestEvent, IngestOptions, IngestReport } from "../ingest/index.js";
 import { disableOnnxTelemetry } from "../providers/onnx/index.js";
 import type { AskOptions, LibraryOptions, SearchOptions, SummarizeOptions } from "../library.js";
-import { VideoRagError, type Answer, type ErrorCode, type Hit } from "../spec/index.js";
+import { VideoRagError, type Answer, type ErrorCode, type Hit, type PreliminaryAnswer } from "../spec/index.js";
 import type { VideoSummary } from "../summary/index.js";
 import type { WorkerReply, WorkerRequest } from "./library-worker.js";
 
@@ -142,7 +142,7 @@ export async function startLibraryThreads(options: LibraryOptions, settings: { q
         { method: "search", query, options: { limit: rest.limit, mode: rest.mode, videos: rest.videos ? [...rest.videos] : undefined, speaker: rest.speaker } },
         signal,
       ),
-    ask: (question, { signal, onMoments, onText, onExtraction, ...rest } = {}) =>
+    ask: (question, { signal, onMoments, onText, onExtraction, onPreliminary, ...rest } = {}) =>
       leastBusy().call<Answer>(
         {
           method: "ask",
@@ -154,6 +154,7 @@ export async function startLibraryThreads(options: LibraryOptions, settings: { q
           if (event === "moments") onMoments?.(data as Hit[]);
           else if (event === "text") onText?.(data as string);
           else if (event === "extraction") onExtraction?.(data as never);
+          else if (event === "preliminary") onPreliminary?.(data as PreliminaryAnswer);
         },
       ),
     summarize: (reference, { signal, onText, length } = {}) =>

@@ -20,7 +20,7 @@ export type WorkerRequest =
 
 /** What comes back: callback events while the work runs, then its result or its error. */
 export type WorkerReply =
-  | { id: number; event: "moments" | "text" | "extraction" | "progress"; data: unknown }
+  | { id: number; event: "moments" | "text" | "extraction" | "preliminary" | "progress"; data: unknown }
   | { id: number; result: unknown }
   | { id: number; error: { code: string; message: string; retryable: boolean; subject?: string } };
 
@@ -48,7 +48,7 @@ async function serve(): Promise<void> {
     }
     const controller = new AbortController();
     running.set(request.id, controller);
-    const send = (event: "moments" | "text" | "extraction" | "progress") => (data: unknown) => port.postMessage({ id: request.id, event, data } satisfies WorkerReply);
+    const send = (event: "moments" | "text" | "extraction" | "preliminary" | "progress") => (data: unknown) => port.postMessage({ id: request.id, event, data } satisfies WorkerReply);
     const work = (): Promise<unknown> => {
       const signal = controller.signal;
       switch (request.method) {
@@ -62,6 +62,7 @@ async function serve(): Promise<void> {
             onMoments: send("moments"),
             onText: send("text"),
             onExtraction: send("extraction"),
+            onPreliminary: send("preliminary"),
           });
         case "summarize":
           return library.summarize(request.reference, { ...request.options, signal, onText: send("text") });

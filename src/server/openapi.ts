@@ -154,7 +154,7 @@ export function openApiDocument(version: string): JsonObject {
       "/api/search": { post: operation("Ranked moments for a query, in the whole library or the videos named by videoIds, of one speaker when speaker is given", { 200: json("SearchResponse"), ...errors(400, 404, 413) }, body("SearchRequest")) },
       "/api/ask": {
         post: operation(
-          "An answer with citations (about the videos named by videoIds, or the whole library); with Accept: text/event-stream, server-sent events moments, extraction, text, citation, done, error",
+          "An answer with citations (about the videos named by videoIds, or the whole library); with Accept: text/event-stream, server-sent events moments, preliminary (the answer from what is indexed, when the question needs extraction), extraction, text, citation, done, error",
           { 200: { ...json("Answer"), content: { ...(json("Answer").content as JsonObject), ...(sse("").content as JsonObject) } }, ...errors(400, 404, 413) },
           body("AskRequest"),
         ),

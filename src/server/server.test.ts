@@ -13,27 +13,12 @@ import type { AnswerJson, chaptersResponseSchema, HitJson, JobJson, summaryRespo
 import { openLibrary, type Library } from "../library.js";
 import { cliArguments, runCli } from "../test-support/cli.js";
 import { needsShared, sharedPath } from "../test-support/shared.js";
+import { parseEvents } from "../test-support/sse.js";
 import { createApp } from "./create-app.js";
 import { createIngestJobs, type IngestJobs } from "./ingest-jobs.js";
 import { startServer } from "./start-server.js";
 
 type App = ReturnType<typeof createApp>;
-
-/** Parses a server-sent event body into its events, in order. */
-function parseEvents(body: string): { event: string; data: unknown }[] {
-  return body
-    .split("\n\n")
-    .map((block) => {
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = block
-        .split("\n")
-        .filter((line) => line.startsWith("data: "))
-        .map((line) => line.slice(6))
-        .join("\n");
-      return event ? { event, data: JSON.parse(data) as unknown } : undefined;
-    })
-    .filter((event): event is { event: string; data: unknown } => event !== undefined);
-}
 
 async function waitForJob(app: App, id: string, headers: Record<string, string> = {}): Promise<JobJson> {
   for (let attempt = 0; attempt < 600; attempt++) {

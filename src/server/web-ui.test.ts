@@ -3,7 +3,8 @@
 // an HEVC MKV with bitmap subtitles transcoded by the server); a video's page lists its chapters and marks them on the
 // timeline, each seeking the player, and answers a question about that video alone; an upload through the page's file
 // input shows its progress, lands in the library and is found by a search; a server with a token asks for it, then
-// lets the page in; a meeting's page names who speaks in its text and renames a speaker in place.
+// lets the page in; a meeting's page names who speaks in its text and renames a speaker in place; on an incremental
+// library the preliminary answer shows, dimmed, until the final one replaces it.
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +29,7 @@ const scratch = mkdtempSync(join(tmpdir(), "videorag-web-ui-test-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 const subtitledLibrary = join(scratch, "subtitled");
 const meetingLibrary = join(scratch, "meeting");
+const incrementalLibrary = join(scratch, "incremental");
 
 before(() => {
   if (skip) return;
@@ -38,6 +40,9 @@ before(() => {
   const meeting = makeMeeting(scratch);
   const meetingIngest = runCli(scratch, ["ingest", "--library", meetingLibrary, "--no-visual", meeting]);
   assert.equal(meetingIngest.status, 0, meetingIngest.stderr);
+  // Speech left for question time: its words are not indexed until a question needs them.
+  const incremental = runCli(scratch, ["ingest", "--incremental", "--library", incrementalLibrary, sharedPath("media/audio/jfk.wav"), sharedPath("media/subtitled/friday.mp4")]);
+  assert.equal(incremental.status, 0, incremental.stderr);
 });
 
 /** A server on the library and a browser page on it; both closed after `run`, which also fails on any page error. */
@@ -341,5 +346,22 @@ test("video page: the text names who speaks, a colour each; a speaker renamed in
     await chip.waitFor({ timeout: 30_000 });
     assert.match(await chip.innerText(), /meeting\.mp4\s+0:06–0:10\s+· Sam Okafor/);
     assert.equal(await chip.getAttribute("data-speaker"), "Sam Okafor");
+  });
+});
+
+test("ask on an incremental library: the preliminary answer shows while clips are extracted, then the final one replaces it", { skip, timeout: 90_000 }, async () => {
+  await withPage(incrementalLibrary, async (page, url) => {
+    await page.goto(`${url}/#/ask`);
+    await page.getByLabel("Question").fill("ask not what your country can do for you");
+    await page.getByLabel("Question").press("Enter");
+    const preliminary = page.getByLabel("Preliminary answer");
+    await preliminary.waitFor({ timeout: 30_000 });
+    assert.match(await preliminary.innerText(), /from what is indexed now/);
+    assert.notEqual(await preliminary.evaluate((element) => (globalThis as unknown as { getComputedStyle(element: unknown): { opacity: string } }).getComputedStyle(element).opacity), "1", "shown dimmed");
+    // The final answer takes its place, citing the speech recognised for the question.
+    await page.locator('.answer-text .citation-chip[aria-label^="Play jfk.wav "]').first().waitFor({ timeout: 60_000 });
+    assert.equal(await preliminary.count(), 0);
+    await page.locator(".answer-footer").waitFor();
+    assert.match(await page.locator(".answer-footer").innerText(), /first answer \d+ ms, final \d+ ms/);
   });
 });

@@ -185,6 +185,12 @@ export interface AnswerExtraction {
   rounds: number;
 }
 
+/**
+ * The answer given at once from what was indexed when the question came, before question-time extraction ran: always
+ * the lite answer (no model is waited for), replaced by the final one. `timings.totalMs` is when it was ready.
+ */
+export type PreliminaryAnswer = Pick<Answer, "text" | "citations" | "profile" | "warnings" | "timings" | "moments">;
+
 export interface Answer {
   text: string;
   citations: Citation[];
@@ -204,4 +210,6 @@ export interface Answer {
   scope?: { videoId: string; title: string }[];
   /** Enumeration: how many matching moments were found (all of them are in `moments` and `citations`). */
   count?: number;
+  /** The answer given before question-time extraction ran; absent when the question needed no extraction. */
+  preliminary?: PreliminaryAnswer;
 }

@@ -41,6 +41,8 @@ export type Hit = HitJson;
 export type Citation = z.infer<typeof citationSchema>;
 export type Warning = z.infer<typeof warningSchema>;
 export type Answer = AnswerJson;
+/** The answer from what was indexed, shown while the clips a question needs are extracted, then replaced. */
+export type PreliminaryAnswer = NonNullable<AnswerJson["preliminary"]>;
 export type Video = VideoJson;
 export type VideoDetail = VideoDetailJson;
 export type Segment = z.infer<typeof segmentSchema>;

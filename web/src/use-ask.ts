@@ -1,9 +1,9 @@
-// A question asked of the library as an event stream (POST /api/ask): the moments found, the extraction's progress and
-// the answer's text as they arrive. Asking again, or leaving the page, drops the stream being read.
+// A question asked of the library as an event stream (POST /api/ask): the moments found, the answer from what is
+// indexed when the question waits for extraction, the extraction's progress and the final answer's text as they arrive. Asking again, or leaving the page, drops the stream being read.
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, streamEvents } from "./api";
-import type { Answer, Citation, ExtractionEvent, Hit, RetrievalMode } from "./api-types";
+import type { Answer, Citation, ExtractionEvent, Hit, PreliminaryAnswer, RetrievalMode } from "./api-types";
 import { basename, plural } from "./format";
 
 export interface AskState {
@@ -13,6 +13,8 @@ export interface AskState {
   text: string;
   citations: Citation[];
   progress: string[];
+  /** Shown until the final answer's text arrives: what the index held before extraction. */
+  preliminary?: PreliminaryAnswer;
   answer?: Answer;
   error?: unknown;
 }
@@ -41,6 +43,9 @@ export function useAsk(): { state: AskState; ask: (question: string, options?: {
         switch (message.event) {
           case "moments":
             update({ moments: (data as { moments: Hit[] }).moments });
+            break;
+          case "preliminary":
+            update({ preliminary: data as PreliminaryAnswer });
             break;
           case "extraction":
             update({ progress: progressLines(current.progress, data as ExtractionEvent) });

@@ -16,6 +16,7 @@ import { speechRegionsWithin } from "../../media/index.js";
 import { readFrameFeatures, frameCentreSeconds, frameSeconds, melCepstra, type FrameFeatures } from "./lite-diarizer-features.js";
 import { clusterByBic, findChanges, type FeatureMatrix, type FrameSpan } from "./lite-diarizer-gaussian.js";
 import { cepstralVectors, cosineAffinity, estimateSpeakers, piecesOf } from "./lite-diarizer-spectral.js";
+import { clusterByVoiceDistance } from "./lite-diarizer-voices.js";
 import { adaptMeans, clusterByClr, collectStats, frameScores, renumber, topComponents, trainUbm, viterbi, type SpeechFrames } from "./lite-diarizer-gmm.js";
 
 /** Every setting of the pipeline; the defaults were tuned on `npm run bench speakers` (its tuning half). */
@@ -67,6 +68,19 @@ export interface LiteDiarizerSettings {
   maxNeighbourShare: number;
   /** The most voices the eigengap looks for. */
   maxSpeakers: number;
+  /**
+   * 1 to decide which groups are one voice by Hotelling's T² between their pieces' mean cepstra, whitened by the
+   * within-group spread of this file (lite-diarizer-voices.ts); 0 for the CLR of MAP-adapted mixtures.
+   */
+  voiceMerge: number;
+  /** The BIC penalty weight of the first clustering when `voiceMerge` is on: lower, so short voices keep a group. */
+  voiceBicPenalty: number;
+  /** Two groups are one voice while their T² is below this. */
+  voiceThreshold: number;
+  /** Seconds of speech in each piece the T² compares. */
+  voicePieceSeconds: number;
+  /** Of the cepstra, how many the T² compares. */
+  voiceDimensions: number;
   /** A frame is speech, when no regions are given, this far (natural log of power) above the noise floor… */
   energyMarginNats: number;
   /** …or above this share of the way from the noise floor to loud speech, whichever is higher. */
@@ -96,6 +110,11 @@ export const defaultLiteDiarizerSettings: Readonly<LiteDiarizerSettings> = {
   pieceSeconds: 2,
   maxNeighbourShare: 0.15,
   maxSpeakers: 10,
+  voiceMerge: 0,
+  voiceBicPenalty: 2,
+  voiceThreshold: 100,
+  voicePieceSeconds: 0.5,
+  voiceDimensions: 19,
   energyMarginNats: 1.4,
   energyShare: 0.3,
 };
@@ -117,7 +136,7 @@ export function createLiteDiarizer(options: LiteDiarizerOptions = {}): Diarizer 
   for (const [name, value] of Object.entries(settings)) {
     if (!(typeof value === "number" && Number.isFinite(value))) throw new VideoRagError("ARGUMENT_INVALID", `lite diarizer setting ${name} must be a number, not ${String(value)}`);
   }
-  for (const name of ["bicDimensions", "gmmDimensions"] as const) {
+  for (const name of ["bicDimensions", "gmmDimensions", "voiceDimensions"] as const) {
     if (!(Number.isInteger(settings[name]) && settings[name] >= 1 && settings[name] <= settings.cepstra)) {
       throw new VideoRagError("ARGUMENT_INVALID", `${name} must be a whole number between 1 and cepstra (${settings.cepstra}), not ${settings[name]}`);
     }
@@ -231,7 +250,9 @@ export async function diarizeFeatures(
     // sparse) when no count is given; the others keep the CLR threshold.
     const pieceFrames = Math.round(settings.pieceSeconds / frameSeconds);
     const countBySpectrum = speakers === undefined && settings.spectralCount > 0 && speechCount >= 20 * pieceFrames;
-    const pieceLabels = clusterByBic(bicFeatures, pieces, { penaltyWeight: countBySpectrum ? settings.spectralBicPenalty : settings.bicPenalty, ridge: 0.01, minClusters: speakers ?? 1 });
+    const byVoice = !countBySpectrum && settings.voiceMerge > 0;
+    const firstPenalty = countBySpectrum ? settings.spectralBicPenalty : byVoice ? settings.voiceBicPenalty : settings.bicPenalty;
+    const pieceLabels = clusterByBic(bicFeatures, pieces, { penaltyWeight: firstPenalty, ridge: 0.01, minClusters: speakers ?? 1 });
     let at = 0;
     pieces.forEach((piece, index) => {
       labels.fill(pieceLabels[index] as number, at, at + piece.endFrame - piece.startFrame);
@@ -265,13 +286,20 @@ export async function diarizeFeatures(
       const estimate = estimateSpeakers(cosineAffinity(vectors), vectors.length, settings.maxSpeakers, shares);
       if (estimate) target = Math.min(estimate.speakers, clusterCountOf(labels));
     }
-    labels = clusterByClr(ubm, top, gmmFeatures, speech, labels, clusterCountOf(labels), {
-      relevance: settings.relevance,
-      threshold: settings.clrThreshold,
-      sizeSlope: settings.clrSizeSlope,
-      minClusters: target ?? 1,
-      ...(target !== undefined ? { maxClusters: target } : {}),
-    });
+    const countLimits = { minClusters: target ?? 1, ...(target !== undefined ? { maxClusters: target } : {}) };
+    labels = byVoice
+      ? clusterByVoiceDistance({ values, stride, dimensions: settings.voiceDimensions + pitchColumns, reliable }, speech, labels, clusterCountOf(labels), {
+          pieceFrames: Math.round(settings.voicePieceSeconds / frameSeconds),
+          minReliableFrames: Math.round(settings.voicePieceSeconds / frameSeconds / 5),
+          threshold: settings.voiceThreshold,
+          ...countLimits,
+        })
+      : clusterByClr(ubm, top, gmmFeatures, speech, labels, clusterCountOf(labels), {
+          relevance: settings.relevance,
+          threshold: settings.clrThreshold,
+          sizeSlope: settings.clrSizeSlope,
+          ...countLimits,
+        });
     checkAbort();
     labels = resegment(labels);
   }

@@ -1,5 +1,6 @@
-// An answer as it streams in: the extraction's progress, the text with its citation chips, a failure, and once done
-// how it was made and its warnings. The Ask page and a video page's question box both show answers this way.
+// An answer as it streams in: the extraction's progress, the preliminary answer while extraction runs, the text with its
+// citation chips, a failure, and once done how it was made and its warnings. The Ask page and a video page's question
+// box both show answers this way.
 
 import type { Citation } from "../api-types";
 import type { AskState } from "../use-ask";
@@ -18,13 +19,23 @@ export function AnswerPanel({ state, onPlay, waiting, titleId }: { state: AskSta
           ))}
         </ul>
       )}
-      {state.text ? <AnswerText text={state.text} citations={state.citations} onPlay={onPlay} /> : state.running && <p class="muted">{waiting}</p>}
+      {state.text ? (
+        <AnswerText text={state.text} citations={state.citations} onPlay={onPlay} />
+      ) : state.preliminary ? (
+        <div class="preliminary" aria-label="Preliminary answer">
+          <p class="preliminary-label">Preliminary: from what is indexed now, while the clips this question needs are extracted</p>
+          <AnswerText text={state.preliminary.text} citations={state.preliminary.citations} onPlay={onPlay} />
+        </div>
+      ) : (
+        state.running && <p class="muted">{waiting}</p>
+      )}
       {state.error !== undefined && <ErrorNotice error={state.error} />}
       {answer && (
         <footer class="answer-footer">
           <p class="muted">
             {answer.profile.summary}
-            {answer.timings.totalMs !== undefined && ` · ${Math.round(answer.timings.totalMs)} ms`}
+            {answer.timings.totalMs !== undefined &&
+              ` · ${answer.preliminary ? `first answer ${Math.round(answer.preliminary.timings.totalMs ?? 0)} ms, final ` : ""}${Math.round(answer.timings.totalMs)} ms`}
           </p>
           {answer.warnings.length > 0 && (
             <ul class="warnings" aria-label="Warnings">
