@@ -230,7 +230,7 @@ const gridWords = {
 } as const;
 
 /** A GRID file name's sentence: "bbaf2n" → "bin blue at f two now" (command, colour, preposition, letter, digit, adverb). */
-function gridSentence(code: string): string {
+export function gridSentence(code: string): string {
   const [command = "", colour = "", preposition = "", letter = "", digit = "", adverb = ""] = code.split("");
   const pick = (table: Record<string, string>, key: string): string => table[key] ?? key;
   return [pick(gridWords.command, command), pick(gridWords.colour, colour), pick(gridWords.preposition, preposition), letter,

@@ -15,6 +15,10 @@
 // - settings tuned by coordinate descent on the odd-numbered recordings (1, 3, 5, …), reported on the even-numbered.
 //
 //   npm run bench speakers [-- --conversations 40] [--monologues 6] [--seed 1] [--keep dir] [--out file] [--no-tune]
+//                          [--set name=value,…]
+//
+// --set changes settings of the diarizer from its shipped defaults before anything runs (the tuning starts from them
+// and the report calls them "shipped"), e.g. `--set voiceMerge=0` for the older CLR merging on the same conversations.
 //
 // The readable report goes to stderr, the JSON to stdout and to --out (default bench-results/speakers-<date>.json).
 
@@ -42,13 +46,15 @@ export interface BenchSpeakersOptions {
   /** Keep the synthesised turns and built conversations here (reused by the next run), not in a temporary folder. */
   keep?: string;
   tune: boolean;
+  /** Changes to the diarizer's defaults (`--set`). */
+  settings: Partial<LiteDiarizerSettings>;
   log: (line: string) => void;
 }
 
 export function parseSpeakersArgs(args: string[]): Omit<BenchSpeakersOptions, "log"> {
   const { values } = parseArgs({
     args,
-    options: { conversations: { type: "string" }, monologues: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, keep: { type: "string" }, "no-tune": { type: "boolean" } },
+    options: { conversations: { type: "string" }, monologues: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, keep: { type: "string" }, "no-tune": { type: "boolean" }, set: { type: "string" } },
   });
   const conversations = Number(values.conversations ?? 40);
   const seed = Number(values.seed ?? 1);
@@ -63,7 +69,21 @@ export function parseSpeakersArgs(args: string[]): Omit<BenchSpeakersOptions, "l
     out: values.out ?? join("bench-results", `speakers-${new Date().toISOString().slice(0, 10)}.json`),
     ...(values.keep ? { keep: values.keep } : {}),
     tune: !values["no-tune"],
+    settings: parseSettings(values.set ?? ""),
   };
+}
+
+/** `name=value,name=value` → settings, each a known setting with a number. */
+function parseSettings(text: string): Partial<LiteDiarizerSettings> {
+  const settings: Partial<LiteDiarizerSettings> = {};
+  for (const pair of text.split(",").filter(Boolean)) {
+    const [name = "", value = ""] = pair.split("=");
+    if (!(name in defaultLiteDiarizerSettings) || value.trim() === "" || !Number.isFinite(Number(value))) {
+      throw new Error(`--set takes name=value pairs of the lite diarizer's settings (${Object.keys(defaultLiteDiarizerSettings).join(", ")}), not "${pair}"`);
+    }
+    settings[name as keyof LiteDiarizerSettings] = Number(value);
+  }
+  return settings;
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -627,6 +647,8 @@ type RegionSource = "true" | "silero" | "energy";
 /** The settings searched, one at a time from the shipped ones, twice over (coordinate descent). */
 const searchGrid: Partial<Record<keyof LiteDiarizerSettings, number[]>> = {
   bicPenalty: [3, 3.5, 4, 4.5, 5],
+  voiceBicPenalty: [1.5, 2, 3],
+  voiceThreshold: [150, 175, 200, 250, 300],
   spectralBicPenalty: [1.5, 2, 3],
   maxNeighbourShare: [0.1, 0.15, 0.2],
   clrThreshold: [-0.1, 0, 0.1, 0.2],
@@ -674,7 +696,8 @@ export async function benchSpeakers(options: BenchSpeakersOptions): Promise<Reco
       return summarise(results);
     };
     const objective = (summary: Summary): number => summary.der + 0.05 * (1 - summary.countExact);
-    let tuned: LiteDiarizerSettings = { ...defaultLiteDiarizerSettings };
+    const shipped: LiteDiarizerSettings = { ...defaultLiteDiarizerSettings, ...options.settings };
+    let tuned: LiteDiarizerSettings = { ...shipped };
     const tried: { change: Partial<LiteDiarizerSettings>; der: number; countExact: number }[] = [];
     if (options.tune) {
       let best = objective(await evaluate(tuned, sets.tuning));
@@ -707,8 +730,8 @@ export async function benchSpeakers(options: BenchSpeakersOptions): Promise<Reco
     }
     const report: Record<string, unknown> = {};
     const perConversation: Record<string, unknown>[] = [];
-    const variants: { name: string; settings: LiteDiarizerSettings }[] = [{ name: "shipped", settings: { ...defaultLiteDiarizerSettings } }];
-    if (options.tune && JSON.stringify(tuned) !== JSON.stringify(defaultLiteDiarizerSettings)) variants.push({ name: "tuned", settings: tuned });
+    const variants: { name: string; settings: LiteDiarizerSettings }[] = [{ name: "shipped", settings: { ...shipped } }];
+    if (options.tune && JSON.stringify(tuned) !== JSON.stringify(shipped)) variants.push({ name: "tuned", settings: tuned });
     for (const variant of variants) {
       const diarizer = createLiteDiarizer({ settings: variant.settings });
       for (const source of ["true", "silero", "energy"] as RegionSource[]) {
@@ -772,7 +795,7 @@ export async function benchSpeakers(options: BenchSpeakersOptions): Promise<Reco
         monologues: { count: monologues.length, minutes: round(monologueSeconds / 60, 1), voices: monologues.map((monologue) => monologue.speakers[0]) },
         split: "tuning: conversations and monologues numbered 1, 3, 5, …; held out: 2, 4, 6, …",
       },
-      settings: { shipped: defaultLiteDiarizerSettings, ...(options.tune ? { tuned, tried: tried.length } : {}) },
+      settings: { shipped, ...(options.tune ? { tuned, tried: tried.length } : {}) },
       results: report,
       perConversation,
     };

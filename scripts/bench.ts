@@ -1,4 +1,4 @@
-// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|server|scale|workers|lite|soak|summaries|speakers|who-said|languages|segmenter|search-cost]`: the project's speed and quality benchmarks, printed as JSON.
+// `npm run bench [media|transcripts|detect|visual|entities|frames|incremental|transcriber|server|scale|workers|lite|soak|summaries|speakers|who-said|languages|segmenter|search-cost]`: the project's speed and quality benchmarks, printed as JSON.
 // `npm run bench scale -- --hours 100,1000 [--store sqlite|postgres://…] [--queries 100] [--keep dir]`: see bench-scale.ts.
 // `npm run bench soak -- [--minutes 10] [--clients 16] [--keep dir]`: see bench-soak.ts.
 // `npm run bench summaries -- [--only chapters,narrated,coverage,cost] [--videos 60] [--out file]`: see bench-summaries.ts.
@@ -38,6 +38,10 @@ if (which === "server") {
   results.server = await benchServer();
 }
 // Not part of "all": it ingests half an hour of speech twice (about ten minutes on two cores).
+if (which === "transcriber") {
+  const { benchTranscriber } = await import("./bench-transcriber.js");
+  results.transcriber = await benchTranscriber(process.argv.slice(3));
+}
 if (which === "incremental") {
   const { benchIncremental } = await import("./bench-incremental.js");
   results.incremental = await benchIncremental(process.argv.slice(3));

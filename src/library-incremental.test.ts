@@ -46,6 +46,30 @@ describe("slides read at question time", { skip: needsShared }, () => {
   });
 });
 
+describe("the answer as soon as it holds the question", { skip: needsShared }, () => {
+  test("the best clips first: once the answer holds, the rest of the plan is extracted in the background, while no question is", async () => {
+    // JFK's line eleven times over: four 30-second clips of speech, each of which answers the question.
+    const audio = join(scratch, "jfk-many.wav");
+    const made = spawnSync("ffmpeg", ["-v", "error", "-y", "-stream_loop", "10", "-i", sharedPath("media/audio/jfk.wav"), "-c:a", "pcm_s16le", audio], { encoding: "utf8" });
+    assert.equal(made.status, 0, made.stderr);
+    const library = await openLibrary({ path: join(scratch, "early"), modelsDir: sharedPath("models") });
+    try {
+      await library.ingest([audio], { incremental: true });
+      const pending = (await library.status()).stages.speech?.pending ?? 0;
+      assert.ok(pending >= 4, `${pending} clips of speech`);
+      const answer = await library.ask("ask not what your country can do for you");
+      assert.equal(answer.citations[0]?.title, "jfk-many.wav", answer.text);
+      assert.equal(answer.extraction?.clips.length, 2, "the first step's two clips held the answer");
+      assert.equal(answer.extraction?.leftForLater, pending - 2, JSON.stringify(answer.extraction));
+      assert.ok(!answer.warnings.some((warning) => warning.feature === "extraction"), "not a budget running out");
+      await library.settled();
+      assert.equal((await library.status()).stages.speech?.pending, 0, "the rest of the plan was extracted in the background");
+    } finally {
+      await library.close();
+    }
+  });
+});
+
 describe("a process without a stage's model leaves that work pending for one that has it", { skip: needsShared }, () => {
   const path = join(scratch, "switches");
   test("--no-speech neither runs nor forgets the speech left to recognise", async () => {

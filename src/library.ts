@@ -8,6 +8,8 @@ import { answerQuestion, extractiveAnswer, readExtractiveInput, selectClipFrames
 import { buildChapters, libraryTopics, liteSummary, type LibraryTopic, type SummaryLength, type VideoSummary } from "./summary/index.js";
 import type { VideoRagConfig } from "./config/index.js";
 import { clipStages, derivedStageKeys } from "./ingest/clip-stages.js";
+import { createBackgroundExtraction } from "./ingest/background-extraction.js";
+import { extractionOrder } from "./ingest/extraction-order.js";
 import { expandInputs, extractClips, ingestMediaFile, ingestTranscripts, statedLanguage, summarize } from "./ingest/index.js";
 import type { ExtractionEvent, ExtractionReport, ExtractionSettings, GraphSettings, IngestOptions, IngestReport, IngestResult } from "./ingest/index.js";
 import { chooseProviders, liteConfig, type ProviderChoice } from "./providers/registry.js";
@@ -202,7 +204,12 @@ export interface Library {
    * this itself unless told not to (`describeEntities: false`).
    */
   describeEntities(options?: { signal?: AbortSignal }): Promise<number>;
-  /** Closes the store, an injected one included. */
+  /**
+   * Resolves once the clips questions left to the background are extracted (the rest of a plan whose answer held, or
+   * whose budget ran out); they are extracted while no question is.
+   */
+  settled(): Promise<void>;
+  /** Stops background extraction (its clips stay pending) and closes the store, an injected one included. */
   close(): Promise<void>;
 }
 
@@ -287,6 +294,11 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     (location.kind === "postgres"
       ? await (await import("./store/postgres/index.js")).openPostgresStore(location.url)
       : openSqliteStore(join(path, "library.sqlite")));
+  // The rest of a question's plan once its answer held, extracted while no question is extracting.
+  const background = createBackgroundExtraction(async (clips, stages, signal) => {
+    const extraction = extractionSettings(await providers());
+    return extractClips(store, extraction, clips, { stages, batchClips: 4, signal });
+  });
   let providerChoice: Promise<ProviderChoice> | undefined;
   const providers = (): Promise<ProviderChoice> =>
     (providerChoice ??= chooseProviders(config, {
@@ -514,7 +526,8 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
           ...config.extraction,
           stages: clipStages(extraction).filter((stage) => stage.enabled).map((stage) => stage.name),
           extract: (clips, stages, options) =>
-            extractClips(store, extraction, clips, { stages: [...stages, "embeddings", "graph", "chapters", "speakers"], batchClips: 4, ...options }),
+            background.foreground(() => extractClips(store, extraction, clips, { stages: [...stages, ...followingStages], batchClips: 4, ...options })),
+          later: (clips, stages) => background.add(clips, [...stages, ...followingStages]),
         },
       }, { ...askOptions, videoIds: await scopeIds(askOptions.videos) });
     },
@@ -651,39 +664,14 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     async modelStats() {
       return (await providers()).runtime.stats();
     },
+    settled: () => background.idle(),
     async close() {
+      await background.close();
       await store.close();
       scratch.remove();
     },
   };
 }
 
-/**
- * Clips with open deferred work in the order background extraction serves them: those questions asked for first, then
- * their neighbours (an answer often runs on into the next clip), then by speech and picture change, then in order.
- */
-async function extractionOrder(store: Store, open: { videoId: string; clipIndex: number }[]): Promise<{ videoId: string; clipIndex: number }[]> {
-  const clips = new Map<string, { videoId: string; clipIndex: number }>();
-  for (const state of open) clips.set(`${state.videoId}#${state.clipIndex}`, { videoId: state.videoId, clipIndex: state.clipIndex });
-  const priority = new Map<string, number[]>();
-  for (const videoId of new Set([...clips.values()].map((clip) => clip.videoId))) {
-    const signals = await store.clipSignals(videoId);
-    const asked = signals.filter((signal) => (signal.asked ?? 0) > 0).map((signal) => signal.clipIndex);
-    for (const signal of signals) {
-      const distance = asked.length > 0 ? Math.min(...asked.map((index) => Math.abs(index - signal.clipIndex))) : Number.POSITIVE_INFINITY;
-      priority.set(`${videoId}#${signal.clipIndex}`, [-(signal.asked ?? 0), distance, -((signal.speechSeconds ?? 0) + 3 * signal.screenChanges)]);
-    }
-  }
-  const order = (id: string): number[] => priority.get(id) ?? [0, Number.POSITIVE_INFINITY, 0];
-  return [...clips.entries()]
-    .sort(([a], [b]) => {
-      const left = order(a);
-      const right = order(b);
-      for (let index = 0; index < left.length; index++) {
-        const difference = (left[index] ?? 0) - (right[index] ?? 0);
-        if (difference !== 0 && !Number.isNaN(difference)) return difference;
-      }
-      return 0;
-    })
-    .map(([, clip]) => clip);
-}
+/** The stages that follow whatever text question-time extraction writes. */
+const followingStages = ["embeddings", "graph", "chapters", "speakers"] as const;

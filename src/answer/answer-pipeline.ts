@@ -61,6 +61,8 @@ export interface QuestionExtraction {
     stages: PlannedStage[],
     options: { budgetSeconds: number; onProgress?: (event: ExtractionEvent) => void; signal?: AbortSignal; speakersNow?: boolean },
   ): Promise<ExtractionReport>;
+  /** The rest of a plan once the answer held (or the budget ran out): extracted in the background where the library can. */
+  later?(clips: PlannedClip[], stages: PlannedStage[]): void;
 }
 
 export interface AnswerContext {
@@ -123,6 +125,11 @@ const redescribedMoments = 3;
  * matches in clips extracted for earlier questions stopped extraction too early (first-ask recall 0.67 of full).
  */
 const answeredCoverage = 0.6;
+/**
+ * Clips extracted between two looks at whether the answer holds the question: one per core of this machine class, so
+ * both are busy, and the best clip's speech is in after one step.
+ */
+const clipsPerStep = 2;
 
 export async function answerQuestion(question: string, context: AnswerContext, options: AnswerOptions = {}): Promise<Answer> {
   const started = performance.now();
@@ -569,14 +576,38 @@ async function extractForQuestion(
     for (const clip of plan.clips) planned.add(clipId(clip));
     options.onExtraction?.({ type: "plan", round, stages: plan.stages, clips: plan.clips });
     await store.markAsked(plan.clips);
-    const report = await settings.extract(plan.clips, plan.stages, { budgetSeconds: left, onProgress: options.onExtraction, signal: options.signal, speakersNow });
     result.rounds = round;
-    result.clips.push(...report.clips);
-    for (const failure of report.failed.slice(0, 3)) {
-      warnings.push({ type: "degraded", feature: failure.stage, detail: `clip ${failure.clipIndex} of ${failure.videoId}: ${failure.error}` });
+    // The best clips first, a few at a time: once the answer holds the question, the rest of the plan is left for later.
+    let rest: PlannedClip[] = [];
+    let answered = false;
+    for (let at = 0; at < plan.clips.length; at += clipsPerStep) {
+      const remaining = settings.budgetSeconds - (performance.now() - started) / 1000;
+      const step = plan.clips.slice(at, at + clipsPerStep);
+      const report = remaining > 0 ? await settings.extract(step, plan.stages, { budgetSeconds: remaining, onProgress: options.onExtraction, signal: options.signal, speakersNow }) : undefined;
+      result.clips.push(...(report?.clips ?? []));
+      for (const failure of report?.failed.slice(0, 3) ?? []) {
+        warnings.push({ type: "degraded", feature: failure.stage, detail: `clip ${failure.clipIndex} of ${failure.videoId}: ${failure.error}` });
+      }
+      if (!report || report.leftForLater > 0) {
+        rest = plan.clips.slice(at + step.length - (report?.leftForLater ?? step.length));
+        break;
+      }
+      if (at + clipsPerStep >= plan.clips.length) break;
+      const now = await context.retrieve(question, { mode: options.mode, limit: settings.maxClips * 3, signal: options.signal, videoIds: options.videoIds ? [...options.videoIds] : undefined, language });
+      if (await answersQuestion(question, now, context, options.signal)) {
+        answered = true;
+        rest = plan.clips.slice(at + clipsPerStep);
+        break;
+      }
     }
-    if (report.leftForLater > 0) {
-      warnings.push({ type: "degraded", feature: "extraction", detail: `the ${settings.budgetSeconds} s extraction budget ran out; ${report.leftForLater} planned clips were left for later` });
+    if (rest.length > 0) {
+      settings.later?.(rest, plan.stages);
+      result.leftForLater = (result.leftForLater ?? 0) + rest.length;
+    }
+    if (answered) break;
+    if (rest.length > 0) {
+      const where = settings.later ? "are extracted in the background" : "were left for later";
+      warnings.push({ type: "degraded", feature: "extraction", detail: `the ${settings.budgetSeconds} s extraction budget ran out; ${rest.length} planned clips ${where}` });
       break;
     }
   }

@@ -75,6 +75,8 @@ export const answerExtractionSchema = z.object({
   clips: z.array(z.object({ videoId: z.string(), clipIndex: z.number().int(), stages: z.array(z.string()) })),
   seconds: z.number(),
   rounds: z.number().int(),
+  /** Planned clips not extracted for the answer (it held without them, or the budget ran out), left to the background. */
+  leftForLater: z.number().int().optional(),
 });
 
 /** The lite answer from what was indexed, given before question-time extraction ran; `timings.totalMs`: when it was ready. */

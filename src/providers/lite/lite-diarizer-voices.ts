@@ -7,14 +7,22 @@
 // 2: AUC 0.95 vs 0.82 for "one voice"; held out 0.95 vs 0.87):
 //  - what varies within one voice here (the words said, the background at that moment) is discounted, dimension by
 //    dimension, by how much it varies in this file; MFCC distances treat every direction alike;
-//  - a short voice (a few seconds, a few pieces) is compared by its mean alone, which is as well estimated from a
-//    few pieces as the comparison needs, where a mixture model of it is mostly the background model.
+//  - a short voice (a few seconds, a few pieces) is compared by the mean of its pieces, where its MAP-adapted mixture
+//    stays close to the background model (few frames per component) and the likelihood ratios see little of it.
 // The distance is Hotelling's T² between the two groups' pieces (the Mahalanobis distance of the means times
-// n_a n_b / (n_a + n_b)), so a difference seen over many pieces counts for more than one seen over a few.
+// n_a n_b / (n_a + n_b)), so a difference seen over many pieces counts for more than one seen over a few. A short
+// file has too few pieces for a 19 × 19 covariance (a near-singular one makes every difference look large: one voice
+// of 11 s came out as two), so it is compared in its leading cepstra only, as many as it has pieces to estimate.
 
 import type { FeatureMatrix } from "./lite-diarizer-gaussian.js";
 import type { SpeechFrames } from "./lite-diarizer-gmm.js";
 import { renumber } from "./lite-diarizer-gmm.js";
+
+/**
+ * Pieces a file needs per dimension compared (fewer pieces, fewer leading cepstra), as the background model's
+ * components need frames per dimension (lite-diarizer-gmm.ts): every file of the benchmark has enough for all 19.
+ */
+const piecesPerDimension = 4;
 
 /** Piece means of one file: `dimensions` values per piece and the group each piece came from. */
 export interface VoicePieces {
@@ -29,7 +37,7 @@ export interface VoiceClusterSettings {
   pieceFrames: number;
   /** Reliable frames a piece needs at least to count. */
   minReliableFrames: number;
-  /** Merge while the closest two groups' T² is below this… */
+  /** Merge while the closest two groups' T² is below this. */
   threshold: number;
   /** Merge down to this many groups whatever the threshold says, and no further. */
   minClusters: number;
@@ -85,17 +93,22 @@ export function withinGroupPrecision(pieces: VoicePieces, groupCount: number): F
     for (let d = 0; d < dimensions; d += 1) groupMeans[g * dimensions + d] = (groupMeans[g * dimensions + d] as number) + (means[p * dimensions + d] as number);
   }
   for (let g = 0; g < groupCount; g += 1) for (let d = 0; d < dimensions; d += 1) groupMeans[g * dimensions + d] = (groupMeans[g * dimensions + d] as number) / Math.max(1, counts[g] as number);
-  const covariance = new Float64Array(dimensions * dimensions);
+  // The pieces less their group's mean: what varies within a voice.
+  const centred = new Float64Array(means.length);
   for (let p = 0; p < groups.length; p += 1) {
     const g = groups[p] as number;
-    for (let i = 0; i < dimensions; i += 1) {
-      const a = (means[p * dimensions + i] as number) - (groupMeans[g * dimensions + i] as number);
-      for (let j = i; j < dimensions; j += 1) covariance[i * dimensions + j] = (covariance[i * dimensions + j] as number) + a * ((means[p * dimensions + j] as number) - (groupMeans[g * dimensions + j] as number));
-    }
+    for (let d = 0; d < dimensions; d += 1) centred[p * dimensions + d] = (means[p * dimensions + d] as number) - (groupMeans[g * dimensions + d] as number);
   }
   let groupsWithPieces = 0;
   for (const count of counts) if (count > 0) groupsWithPieces += 1;
   const degrees = Math.max(1, groups.length - groupsWithPieces);
+  const covariance = new Float64Array(dimensions * dimensions);
+  for (let p = 0; p < groups.length; p += 1) {
+    for (let i = 0; i < dimensions; i += 1) {
+      const a = centred[p * dimensions + i] as number;
+      for (let j = i; j < dimensions; j += 1) covariance[i * dimensions + j] = (covariance[i * dimensions + j] as number) + a * (centred[p * dimensions + j] as number);
+    }
+  }
   for (let i = 0; i < dimensions; i += 1) {
     for (let j = i; j < dimensions; j += 1) {
       const value = (covariance[i * dimensions + j] as number) / degrees + (i === j ? 1e-3 : 0);
@@ -144,7 +157,7 @@ export function clusterByVoiceDistance(
   settings: VoiceClusterSettings,
 ): Int32Array {
   const current = absorbPieceless(labels, clusterCount, voicePieces(features, speech, labels, settings.pieceFrames, settings.minReliableFrames));
-  const pieces = voicePieces(features, speech, current, settings.pieceFrames, settings.minReliableFrames);
+  const pieces = leadingDimensions(voicePieces(features, speech, current, settings.pieceFrames, settings.minReliableFrames), piecesPerDimension);
   const { dimensions } = pieces;
   const precision = withinGroupPrecision(pieces, clusterCount);
   const sums: (Float64Array | undefined)[] = Array.from({ length: clusterCount }, () => undefined);
@@ -199,6 +212,15 @@ export function clusterByVoiceDistance(
   return renumber(current);
 }
 
+/** The pieces in their leading dimensions only, at most one per `piecesPerDimension` pieces. */
+function leadingDimensions(pieces: VoicePieces, piecesPerDimension: number): VoicePieces {
+  const dimensions = Math.max(1, Math.min(pieces.dimensions, Math.floor(pieces.groups.length / piecesPerDimension)));
+  if (dimensions === pieces.dimensions) return pieces;
+  const means = new Float64Array(pieces.groups.length * dimensions);
+  for (let p = 0; p < pieces.groups.length; p += 1) means.set(pieces.means.subarray(p * pieces.dimensions, p * pieces.dimensions + dimensions), p * dimensions);
+  return { dimensions, means, groups: pieces.groups };
+}
+
 /**
  * Labels where every group with no piece has joined the group whose frames border its own most often (or the largest,
  * when it borders none): such a group is a few short scraps the distance cannot judge.
@@ -210,9 +232,8 @@ function absorbPieceless(labels: Int32Array, clusterCount: number, pieces: Voice
   if (!hasPiece.includes(1)) return result;
   const sizes = new Float64Array(clusterCount);
   for (const label of labels) if (label >= 0) sizes[label] = (sizes[label] as number) + 1;
-  let largest = 0;
-  for (let g = 1; g < clusterCount; g += 1) if (hasPiece[g] === 1 && (sizes[g] as number) > (sizes[largest] as number)) largest = g;
-  if (hasPiece[largest] === 0) largest = hasPiece.indexOf(1);
+  let largest = hasPiece.indexOf(1);
+  for (let g = 0; g < clusterCount; g += 1) if (hasPiece[g] === 1 && (sizes[g] as number) > (sizes[largest] as number)) largest = g;
   for (let g = 0; g < clusterCount; g += 1) {
     if (hasPiece[g] === 1 || sizes[g] === 0) continue;
     const borders = new Float64Array(clusterCount);

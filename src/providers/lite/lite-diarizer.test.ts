@@ -13,6 +13,7 @@ import { needsShared, sharedPath } from "../../test-support/shared.js";
 import { decodeSpeech, mixConversation, trimSilence, writeSpeechWav, type Conversation } from "./lite-diarizer-conversation.js";
 import { createFft } from "./lite-diarizer-features.js";
 import { createLiteDiarizer } from "./lite-diarizer.js";
+import { clusterByVoiceDistance } from "./lite-diarizer-voices.js";
 
 const workDir = mkdtempSync(join(tmpdir(), "videorag-diarizer-test-"));
 after(() => rmSync(workDir, { recursive: true, force: true }));
@@ -129,6 +130,35 @@ test("silence has no turns; a missing file and a cancelled call fail with their 
   const controller = new AbortController();
   controller.abort();
   await assert.rejects(diarizer.diarize(silence, { signal: controller.signal }), (error: unknown) => VideoRagError.isInstance(error) && error.code === "INTERRUPTED");
+});
+
+test("groups of one voice merge by T², a short distinct voice keeps its own group, and a count given is reached", () => {
+  // Frames of 4 values: groups 0 and 1 from one voice (mean 0), group 2 a short voice shifted by 1.5 deviations in
+  // every value; each group 20 s, 20 s and 3 s of consecutive frames.
+  let state = 12345;
+  const uniform = (): number => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) + 0.5) / 2 ** 32;
+  const gaussian = (): number => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+  const sizes = [2000, 2000, 300];
+  const total = sizes.reduce((sum, size) => sum + size, 0);
+  const dimensions = 4;
+  const values = new Float32Array(total * dimensions);
+  const labels = new Int32Array(total);
+  let frame = 0;
+  sizes.forEach((size, group) => {
+    for (let index = 0; index < size; index += 1, frame += 1) {
+      labels[frame] = group;
+      for (let d = 0; d < dimensions; d += 1) values[frame * dimensions + d] = gaussian() + (group === 2 ? 1.5 : 0);
+    }
+  });
+  const speech = Int32Array.from({ length: total }, (_, index) => index);
+  const features = { values, stride: dimensions, dimensions };
+  const settings = { pieceFrames: 50, minReliableFrames: 10, threshold: 175, minClusters: 1 };
+  const merged = clusterByVoiceDistance(features, speech, labels, 3, settings);
+  assert.equal(merged[0], merged[2500]);
+  assert.notEqual(merged[0], merged[total - 1]);
+  assert.equal(Math.max(...merged) + 1, 2);
+  const one = clusterByVoiceDistance(features, speech, labels, 3, { ...settings, maxClusters: 1 });
+  assert.equal(Math.max(...one) + 1, 1);
 });
 
 test("the FFT matches a direct DFT", () => {

@@ -3,11 +3,15 @@
 //  2. Speech: the regions voice-activity detection gave, else frames loud enough above the file's noise floor, so
 //     silence and long pauses go to no one.
 //  3. Voice changes inside each stretch of speech: peaks of ΔBIC between two sliding windows (full covariance).
-//  4. The pieces grouped bottom-up by ΔBIC, stopping early on purpose: each group should hold one voice.
+//  4. The pieces grouped bottom-up by ΔBIC, stopping early on purpose (a low penalty): each group should hold one
+//     voice, and a voice of a few seconds should keep a group of its own.
 //  5. A background GMM of the file's speech; a model per group by MAP adaptation; Viterbi re-segmentation.
-//  6. The groups merged by cross likelihood ratio until no two look like one voice (or until `speakers` remain),
-//     then one more re-segmentation. An eigengap count over 2 s pieces (lite-diarizer-spectral.ts, `spectralCount`)
-//     can set where the merging stops instead; it is off: it scored worse held out (docs/benchmarks.md).
+//  6. The groups merged bottom-up while the closest two look like one voice (or until `speakers` remain): Hotelling's
+//     T² between their half-second pieces' mean cepstra, whitened by the spread within the groups of this very file
+//     (lite-diarizer-voices.ts); then one more re-segmentation. The older rule, the cross likelihood ratio of the
+//     groups' mixtures (`voiceMerge: 0`), told voices apart less well and let short voices be swallowed. An eigengap
+//     count over 2 s pieces (lite-diarizer-spectral.ts, `spectralCount`) can set where the CLR merging stops instead;
+//     it is off: it scored worse held out (docs/benchmarks.md).
 // Everything runs on the calling thread over typed arrays; an hour of audio takes seconds (see docs/benchmarks.md).
 
 import type { Diarizer, SpeakerTurn, Warning } from "../../spec/index.js";
@@ -36,7 +40,7 @@ export interface LiteDiarizerSettings {
   changeWindowSeconds: number;
   /** BIC penalty weight of the change detector: higher finds fewer changes. */
   changePenalty: number;
-  /** BIC penalty weight of the first clustering: higher merges more. */
+  /** BIC penalty weight of the first clustering when the CLR merges (`voiceMerge` 0): higher merges more. */
   bicPenalty: number;
   /** Of the cepstra, how many the mixture models (re-segmentation, CLR clustering) use. */
   gmmDimensions: number;
@@ -110,9 +114,9 @@ export const defaultLiteDiarizerSettings: Readonly<LiteDiarizerSettings> = {
   pieceSeconds: 2,
   maxNeighbourShare: 0.15,
   maxSpeakers: 10,
-  voiceMerge: 0,
+  voiceMerge: 1,
   voiceBicPenalty: 2,
-  voiceThreshold: 100,
+  voiceThreshold: 175,
   voicePieceSeconds: 0.5,
   voiceDimensions: 19,
   energyMarginNats: 1.4,
@@ -125,7 +129,7 @@ export interface LiteDiarizerOptions {
 }
 
 /** Bumped whenever a change can alter the turns, so the stage re-runs on ingested videos. */
-const version = 1;
+const version = 2;
 
 /** The graph sparsities the eigengap tries (neighbours kept per piece, as a share of the pieces), up to maxNeighbourShare. */
 const neighbourShares = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5];

@@ -29,7 +29,14 @@ export interface PocketsphinxTranscriberOptions {
   concurrency?: number;
   /** Program to run. Default "pocketsphinx_continuous" from PATH. */
   binary?: string;
+  /** The decoder's search settings (beams, passes), as pocketsphinx arguments. Default: `pocketsphinxSearch`. */
+  decoderArgs?: readonly string[];
 }
+
+/** Pocketsphinx's own defaults: the search as Debian's program runs it when given no settings. */
+export const pocketsphinxDefaultSearch: readonly string[] = [];
+/** The search the lite transcriber runs. */
+export const pocketsphinxSearch: readonly string[] = pocketsphinxDefaultSearch;
 
 type TranscribedWord = NonNullable<TranscriptSegment["words"]>[number];
 
@@ -52,6 +59,7 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
     "-dict": join(modelDir, "cmudict-en-us.dict"),
   };
   const modelArgs = Object.entries(modelFiles).flat();
+  const decoderArgs = options.decoderArgs ?? pocketsphinxSearch;
 
   return {
     id: "pocketsphinx:en-us",
@@ -98,7 +106,7 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
             await writeFile(chunkPath, await extractWav(file, layout, chunk.startSample, chunk.endSample));
             const { stdout } = await runProcess(
               binary,
-              ["-infile", chunkPath, "-time", "yes", "-logfn", "/dev/null", ...modelArgs],
+              ["-infile", chunkPath, "-time", "yes", "-logfn", "/dev/null", ...modelArgs, ...decoderArgs],
               { signal: stop.signal, installHint: "apt-get install pocketsphinx pocketsphinx-en-us" },
             );
             await rm(chunkPath, { force: true });

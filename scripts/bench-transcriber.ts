@@ -1,0 +1,148 @@
+// The lite transcriber's accuracy and speed under several search settings, side by side in one run:
+// - word error rate on the real recordings in ../shared/media: the LibriVox sentences (their reference transcription)
+//   and the GRID talking heads (each file's name spells its sentence: bbaf2n = "bin blue at f two now");
+// - speed on the narrated videos of `bench incremental`'s speech library (made there if missing) and its readings:
+//   x real time by wall clock with every core, and per core by the CPU seconds the decoders used.
+//
+//   npm run bench transcriber -- [--settings default,narrow] [--minutes 5]
+import { readFileSync, readdirSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { extractAudio } from "../src/media/index.js";
+import { createPocketsphinxTranscriber, pocketsphinxDefaultSearch, pocketsphinxSearch } from "../src/providers/lite/pocketsphinx-transcriber.js";
+import { needsShared, sharedPath } from "../src/test-support/shared.js";
+import { gridSentence, makeSpeechLibrary } from "./bench-incremental-media.js";
+
+/** The search settings compared, by name. */
+const settings: Record<string, readonly string[]> = {
+  default: pocketsphinxDefaultSearch,
+  shipped: pocketsphinxSearch,
+  "no-second-pass": ["-fwdflat", "no", "-bestpath", "no"],
+  "top-2": ["-topn", "2", "-maxhmmpf", "3000"],
+  narrow: ["-beam", "1e-30", "-pbeam", "1e-30", "-wbeam", "1e-20"],
+  "narrow-20": ["-beam", "1e-20", "-pbeam", "1e-20", "-wbeam", "1e-15"],
+  "narrow-40": ["-beam", "1e-40", "-pbeam", "1e-40", "-wbeam", "1e-25"],
+  "narrow-30-flat": ["-beam", "1e-30", "-pbeam", "1e-30", "-wbeam", "1e-20", "-fwdflatbeam", "1e-40", "-fwdflatwbeam", "1e-25"],
+  "one-pass-top-2": ["-fwdflat", "no", "-bestpath", "no", "-topn", "2", "-maxhmmpf", "3000"],
+  "one-pass-top-2-wpf": ["-fwdflat", "no", "-bestpath", "no", "-topn", "2", "-maxhmmpf", "3000", "-maxwpf", "5"],
+  "one-pass-hmm-2000": ["-fwdflat", "no", "-bestpath", "no", "-maxhmmpf", "2000", "-maxwpf", "5"],
+  "lookahead-10": ["-pl_window", "10"],
+  "one-pass-lookahead": ["-fwdflat", "no", "-bestpath", "no", "-pl_window", "10"],
+  "top-2-only": ["-topn", "2"],
+  "hmm-3000-only": ["-maxhmmpf", "3000"],
+};
+
+const normalise = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9' ]+/g, " ")
+    .split(/\s+/)
+    .filter(Boolean);
+
+/** Word-level edit distance: substitutions, deletions and insertions turning `hypothesis` into `reference`. */
+export function wordErrors(reference: string[], hypothesis: string[]): number {
+  let previous = Array.from({ length: hypothesis.length + 1 }, (_, index) => index);
+  for (let row = 1; row <= reference.length; row++) {
+    const current = [row];
+    for (let column = 1; column <= hypothesis.length; column++) {
+      const same = reference[row - 1] === hypothesis[column - 1] ? 0 : 1;
+      current[column] = Math.min((previous[column] ?? 0) + 1, (current[column - 1] ?? 0) + 1, (previous[column - 1] ?? 0) + same);
+    }
+    previous = current;
+  }
+  return previous[hypothesis.length] ?? 0;
+}
+
+/** CPU seconds used by this process's finished children (user + system), from /proc. */
+function childCpuSeconds(): number {
+  const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]?.split(" ") ?? [];
+  // After the command's ")": state is field 3, cutime 16, cstime 17 (1-based in proc(5)); ticks of 1/100 s.
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
+interface Recording {
+  wav: string;
+  reference: string;
+}
+
+async function recordings(scratch: string): Promise<{ librivox: Recording[]; grid: Recording[] }> {
+  const librivoxDir = sharedPath("media/audio/librivox");
+  const references = new Map(
+    readFileSync(join(librivoxDir, "transcription"), "utf8")
+      .split("\n")
+      .map((line) => /^<s> (.*) <\/s> \((.*)\)$/.exec(line.trim()))
+      .filter((match): match is RegExpExecArray => match !== null)
+      .map((match) => [match[2] ?? "", match[1] ?? ""]),
+  );
+  const librivox = [...references].map(([id, reference]) => ({ wav: join(librivoxDir, `${id}.wav`), reference }));
+  const gridDir = sharedPath("media/speech/grid");
+  const grid: Recording[] = [];
+  for (const name of readdirSync(gridDir).filter((file) => file.endsWith(".mpg")).sort()) {
+    const wav = join(scratch, `${basename(name, ".mpg")}.wav`);
+    await extractAudio(join(gridDir, name), wav);
+    grid.push({ wav, reference: gridSentence(basename(name, ".mpg").split("_").at(-1) ?? "") });
+  }
+  return { librivox, grid };
+}
+
+const round = (value: number, digits = 2): number => Number(value.toFixed(digits));
+
+export async function benchTranscriber(args: string[] = []): Promise<Record<string, unknown>> {
+  if (needsShared) return { skipped: needsShared };
+  const option = (name: string): string | undefined => {
+    const at = args.indexOf(`--${name}`);
+    return at >= 0 ? args[at + 1] : undefined;
+  };
+  const names = (option("settings") ?? Object.keys(settings).join(",")).split(",");
+  for (const name of names) if (!settings[name]) throw new Error(`no settings named ${name}; known: ${Object.keys(settings).join(", ")}`);
+  const minutes = Number(option("minutes") ?? 5);
+  const scratch = await mkdtemp(join(tmpdir(), "videorag-bench-transcriber-"));
+  try {
+    const corpora = await recordings(scratch);
+    // Speech long enough to time: narrated videos' audio, in order, up to `minutes`.
+    const speech = await makeSpeechLibrary(process.env.BENCH_SPEECH_DIR ?? join(tmpdir(), "videorag-bench-speech"));
+    const long: { wav: string; seconds: number }[] = [];
+    let total = 0;
+    for (const file of speech.files) {
+      if (total >= minutes * 60) break;
+      const wav = join(scratch, `${basename(file.path)}.wav`);
+      await extractAudio(file.path, wav);
+      long.push({ wav, seconds: file.durationSeconds });
+      total += file.durationSeconds;
+    }
+    const results: Record<string, unknown> = {};
+    for (const name of names) {
+      const transcriber = createPocketsphinxTranscriber({ decoderArgs: settings[name] });
+      const wer = async (set: Recording[]): Promise<number> => {
+        let errors = 0;
+        let words = 0;
+        for (const recording of set) {
+          const { segments } = await transcriber.transcribe(recording.wav, { scratchDir: scratch });
+          const reference = normalise(recording.reference);
+          errors += wordErrors(reference, normalise(segments.map((segment) => segment.text).join(" ")));
+          words += reference.length;
+        }
+        return errors / Math.max(1, words);
+      };
+      const librivox = await wer(corpora.librivox);
+      const grid = await wer(corpora.grid);
+      const cpuBefore = childCpuSeconds();
+      const started = performance.now();
+      for (const file of long) await transcriber.transcribe(file.wav, { scratchDir: scratch });
+      const wallSeconds = (performance.now() - started) / 1000;
+      const cpuSeconds = childCpuSeconds() - cpuBefore;
+      results[name] = {
+        decoderArgs: settings[name]?.join(" ") || "(pocketsphinx defaults)",
+        werLibrivox: round(librivox * 100, 1),
+        werGrid: round(grid * 100, 1),
+        realTimeWall: round(total / wallSeconds, 1),
+        realTimePerCore: round(total / cpuSeconds, 1),
+      };
+      console.error(name, JSON.stringify(results[name]));
+    }
+    return { speechSeconds: round(total, 0), librivoxFiles: corpora.librivox.length, gridFiles: corpora.grid.length, settings: results };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,90 @@
+// The background extraction of what questions leave for later: one clip at a time, never while a question extracts,
+// a clip queued once, and closing abandons the clip running and drops the rest.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { createBackgroundExtraction } from "./background-extraction.js";
+
+const clip = (clipIndex: number) => ({ videoId: "v", clipIndex });
+
+/** An extractor whose calls are recorded and each finish when the test says so. */
+function manualExtractor() {
+  const calls: { clips: number[]; finish: () => void; signal: AbortSignal }[] = [];
+  let called: (() => void) | undefined;
+  const extract = (clips: { clipIndex: number }[], _stages: unknown, signal: AbortSignal) =>
+    new Promise<void>((resolve, reject) => {
+      calls.push({ clips: clips.map((entry) => entry.clipIndex), finish: resolve, signal });
+      signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
+      called?.();
+    });
+  const nextCall = (): Promise<void> => new Promise((resolve) => (called = resolve));
+  return { calls, extract, nextCall };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+test("clips are extracted one at a time, each once, and never while a question extracts", async () => {
+  const { calls, extract, nextCall } = manualExtractor();
+  const background = createBackgroundExtraction(extract);
+  let finishQuestion: () => void = () => undefined;
+  // A question is extracting when the leftovers arrive: nothing starts until it ends.
+  const question = background.foreground(() => new Promise<void>((resolve) => (finishQuestion = resolve)));
+  background.add([clip(3), clip(4)], ["speech"]);
+  background.add([clip(4), clip(5)], ["speech"]);
+  assert.equal(background.queued, 3, "clip 4 queued once");
+  await tick();
+  assert.equal(calls.length, 0, "waits for the question");
+  const first = nextCall();
+  finishQuestion();
+  await question;
+  await first;
+  assert.deepEqual(calls.map((call) => call.clips), [[3]]);
+  // Another question comes while clip 3 runs: clip 4 waits for it.
+  let finishSecond: () => void = () => undefined;
+  const second = background.foreground(() => new Promise<void>((resolve) => (finishSecond = resolve)));
+  calls[0]?.finish();
+  await tick();
+  await tick();
+  assert.equal(calls.length, 1, "clip 4 waits for the second question");
+  const next = nextCall();
+  finishSecond();
+  await second;
+  await next;
+  assert.deepEqual(calls.map((call) => call.clips), [[3], [4]]);
+  calls[1]?.finish();
+  const last = nextCall();
+  await last;
+  calls[2]?.finish();
+  await background.idle();
+  assert.deepEqual(calls.map((call) => call.clips), [[3], [4], [5]]);
+  assert.equal(background.queued, 0);
+});
+
+test("closing abandons the clip running and drops the queue", async () => {
+  const { calls, extract, nextCall } = manualExtractor();
+  const errors: string[] = [];
+  const background = createBackgroundExtraction(extract, (message) => errors.push(message));
+  const started = nextCall();
+  background.add([clip(1), clip(2)], ["speech"]);
+  await started;
+  await background.close();
+  assert.equal(calls[0]?.signal.aborted, true, "the running clip was told to stop");
+  assert.equal(calls.length, 1, "the queued clip never started");
+  assert.deepEqual(errors, [], "a stop is not an error");
+  background.add([clip(3)], ["speech"]);
+  await tick();
+  assert.equal(calls.length, 1, "nothing is queued after close");
+});
+
+test("a failing clip is reported and the rest go on", async () => {
+  const errors: string[] = [];
+  const done: number[] = [];
+  const background = createBackgroundExtraction(async (clips) => {
+    if (clips[0]?.clipIndex === 1) throw new Error("decoder crashed");
+    done.push(clips[0]?.clipIndex ?? -1);
+  }, (message) => errors.push(message));
+  background.add([clip(1), clip(2)], ["speech"]);
+  await background.idle();
+  assert.deepEqual(done, [2]);
+  assert.equal(errors.length, 1);
+  assert.match(errors[0] ?? "", /clip 1 of v: decoder crashed/);
+});
