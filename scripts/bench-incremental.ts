@@ -8,7 +8,9 @@
 // - the fraction of clips extracted after the whole question set (the paper's Table 6);
 // - question latency p50/p95 with extraction, and without (the same questions asked again); where a question waited for
 //   extraction, the time to its first answer (the preliminary one, from what was indexed).
-// `--no-baseline` leaves out the full ingest without voice-activity detection (the slowest part).
+// `--no-baseline` leaves out the full ingest without voice-activity detection (the slowest part). `--think <seconds>`:
+// after each question of the incremental library, the time a person reads the answer before the next one, during which
+// the background extracts what questions left for later (default 0: questions back to back).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -43,7 +45,7 @@ interface AskRun {
   extractedPerQuestion: number[];
 }
 
-async function askAll(library: Library, questions: SpeechQuestion[]): Promise<AskRun> {
+async function askAll(library: Library, questions: SpeechQuestion[], thinkSeconds = 0): Promise<AskRun> {
   const run: AskRun = { recall: 0, topCitation: 0, searchRecallAt5: 0, latencyMs: [], firstAnswerMs: [], extractedPerQuestion: [] };
   let cited = 0;
   let first = 0;
@@ -60,6 +62,7 @@ async function askAll(library: Library, questions: SpeechQuestion[]): Promise<As
     if (hitsMoment(question, answer.citations[0])) first++;
     const hits = await library.search(question.question, { limit: 5 });
     if (hits.some((hit) => hitsMoment(question, hit))) found++;
+    if (thinkSeconds > 0) await new Promise((resolve) => setTimeout(resolve, thinkSeconds * 1000));
   }
   run.recall = cited / questions.length;
   run.topCitation = first / questions.length;
@@ -71,6 +74,7 @@ const round = (value: number, digits = 2): number => Number(value.toFixed(digits
 
 export async function benchIncremental(args: string[] = []): Promise<Record<string, unknown>> {
   const baseline = !args.includes("--no-baseline");
+  const think = args.includes("--think") ? Number(args[args.indexOf("--think") + 1]) : 0;
   if (needsShared) return { skipped: needsShared };
   const mediaDir = process.env.BENCH_SPEECH_DIR ?? join(tmpdir(), "videorag-bench-speech");
   const speech = await makeSpeechLibrary(mediaDir);
@@ -93,7 +97,7 @@ export async function benchIncremental(args: string[] = []): Promise<Record<stri
       const lightStatus = await light.status();
 
       const fullRun = await askAll(full, speech.questions);
-      const incrementalRun = await askAll(light, speech.questions);
+      const incrementalRun = await askAll(light, speech.questions, think);
       const extractedAfter = await light.status();
       // Asked again: everything these questions need was extracted the first time.
       const againRun = await askAll(light, speech.questions);
@@ -101,7 +105,7 @@ export async function benchIncremental(args: string[] = []): Promise<Record<stri
       const withExtraction = extracted(incrementalRun.latencyMs);
       const firstAnswers = extracted(incrementalRun.firstAnswerMs);
       return {
-        media: { files: files.length, minutes: round(mediaSeconds / 60, 1), questions: speech.questions.length, clips: lightStatus.clips },
+        media: { files: files.length, minutes: round(mediaSeconds / 60, 1), questions: speech.questions.length, clips: lightStatus.clips, thinkSeconds: think },
         ingest: {
           fullSeconds: round(fullReport.wallSeconds),
           fullRealTime: round(mediaSeconds / fullReport.wallSeconds, 1),

@@ -123,8 +123,11 @@ export const configSchema = z
       .object({
         /** Most clips a question extracts per round. */
         maxClips: z.number().int().min(1).max(1000).default(8),
-        /** Seconds a question may spend extracting before it answers from what there is. */
-        budgetSeconds: z.number().positive().max(3600).default(60),
+        /**
+         * Seconds a question may spend extracting before it answers from what there is (the step running finishes); the
+         * rest of its plan is extracted in the background.
+         */
+        budgetSeconds: z.number().positive().max(3600).default(15),
         /** Rounds of planning and extraction when the answer still finds nothing relevant. */
         rounds: z.number().int().min(1).max(10).default(2),
       })
