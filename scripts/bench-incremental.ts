@@ -10,7 +10,8 @@
 //   extraction, the time to its first answer (the preliminary one, from what was indexed).
 // `--no-baseline` leaves out the full ingest without voice-activity detection (the slowest part). `--think <seconds>`:
 // after each question of the incremental library, the time a person reads the answer before the next one, during which
-// the background extracts what questions left for later (default 0: questions back to back).
+// the background extracts what questions left for later (default 0: questions back to back). `--budget <seconds>`: the
+// incremental library's `extraction.budgetSeconds` (default: the configuration's default).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -75,6 +76,7 @@ const round = (value: number, digits = 2): number => Number(value.toFixed(digits
 export async function benchIncremental(args: string[] = []): Promise<Record<string, unknown>> {
   const baseline = !args.includes("--no-baseline");
   const think = args.includes("--think") ? Number(args[args.indexOf("--think") + 1]) : 0;
+  const budget = args.includes("--budget") ? Number(args[args.indexOf("--budget") + 1]) : undefined;
   if (needsShared) return { skipped: needsShared };
   const mediaDir = process.env.BENCH_SPEECH_DIR ?? join(tmpdir(), "videorag-bench-speech");
   const speech = await makeSpeechLibrary(mediaDir);
@@ -83,7 +85,11 @@ export async function benchIncremental(args: string[] = []): Promise<Record<stri
   const scratch = mkdtempSync(join(tmpdir(), "videorag-bench-incremental-"));
   try {
     const full = await openLibrary({ path: join(scratch, "full"), modelsDir });
-    const light = await openLibrary({ path: join(scratch, "light"), modelsDir });
+    const light = await openLibrary({
+      path: join(scratch, "light"),
+      modelsDir,
+      ...(budget ? { config: configSchema.parse({ extraction: { budgetSeconds: budget } }) } : {}),
+    });
     // The full ingest as it was before the light index: speech recognition over all the audio, not only where the
     // voice-activity detector heard speech.
     const before = baseline ? await openLibrary({ path: join(scratch, "before"), modelsDir, config: configSchema.parse({ allowDownloads: false, models: { vad: { provider: "off" } } }) }) : undefined;
@@ -106,6 +112,7 @@ export async function benchIncremental(args: string[] = []): Promise<Record<stri
       const firstAnswers = extracted(incrementalRun.firstAnswerMs);
       return {
         media: { files: files.length, minutes: round(mediaSeconds / 60, 1), questions: speech.questions.length, clips: lightStatus.clips, thinkSeconds: think },
+        extractionBudgetSeconds: budget ?? configSchema.parse({}).extraction.budgetSeconds,
         ingest: {
           fullSeconds: round(fullReport.wallSeconds),
           fullRealTime: round(mediaSeconds / fullReport.wallSeconds, 1),

@@ -127,7 +127,7 @@ export const configSchema = z
          * Seconds a question may spend extracting before it answers from what there is (the step running finishes); the
          * rest of its plan is extracted in the background.
          */
-        budgetSeconds: z.number().positive().max(3600).default(15),
+        budgetSeconds: z.number().positive().max(3600).default(60),
         /** Rounds of planning and extraction when the answer still finds nothing relevant. */
         rounds: z.number().int().min(1).max(10).default(2),
       })
