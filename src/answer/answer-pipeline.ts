@@ -552,11 +552,14 @@ async function extractForQuestion(
   // A question about a person needs to know who speaks in the speech it has recognised, not once the video's is all in.
   const speakersNow = speakerReference(question) !== undefined;
   const planned = new Set<string>();
+  // The light index's ranking for the question, as it stands after what has been extracted so far.
+  const lookAgain = (): Promise<Retrieval> =>
+    context.retrieve(question, { mode: options.mode, limit: settings.maxClips * 3, signal: options.signal, videoIds: options.videoIds ? [...options.videoIds] : undefined, language });
   for (let round = 1; round <= settings.rounds; round++) {
     options.signal?.throwIfAborted();
     const left = settings.budgetSeconds - (performance.now() - started) / 1000;
     if (left <= 0) break;
-    const light = await context.retrieve(question, { mode: options.mode, limit: settings.maxClips * 3, signal: options.signal, videoIds: options.videoIds ? [...options.videoIds] : undefined, language });
+    const light = await lookAgain();
     if (await answersQuestion(question, light, context, options.signal)) break;
     const pending = await open();
     if (pending.length === 0) break;
@@ -593,8 +596,7 @@ async function extractForQuestion(
         break;
       }
       if (at + clipsPerStep >= plan.clips.length) break;
-      const now = await context.retrieve(question, { mode: options.mode, limit: settings.maxClips * 3, signal: options.signal, videoIds: options.videoIds ? [...options.videoIds] : undefined, language });
-      if (await answersQuestion(question, now, context, options.signal)) {
+      if (await answersQuestion(question, await lookAgain(), context, options.signal)) {
         answered = true;
         rest = plan.clips.slice(at + clipsPerStep);
         break;

@@ -89,15 +89,10 @@ export const preliminaryAnswerSchema = z.object({
   moments: z.array(hitSchema),
 });
 
-export const answerSchema = z.object({
+/** An answer: what a preliminary one holds, and how it was asked and made. */
+export const answerSchema = preliminaryAnswerSchema.extend({
   question: z.string(),
-  text: z.string(),
-  citations: z.array(citationSchema),
-  profile: answerProfileSchema,
-  warnings: z.array(warningSchema),
-  timings: z.record(z.number()),
   mode: retrievalModeSchema.optional(),
-  moments: z.array(hitSchema),
   extraction: answerExtractionSchema.optional(),
   /** fact, overview, procedure or enumeration: the kind of answer the question asked for. */
   intent: z.enum(["fact", "overview", "procedure", "enumeration"]).optional(),
@@ -352,13 +347,8 @@ export function preliminaryAnswerJson(answer: PreliminaryAnswer): z.infer<typeof
 export function answerJson(question: string, answer: Answer): AnswerJson {
   return {
     question,
-    text: answer.text,
-    citations: answer.citations.map(citationJson),
-    profile: answer.profile,
-    warnings: answer.warnings,
-    timings: answer.timings,
+    ...preliminaryAnswerJson(answer),
     ...(answer.mode ? { mode: answer.mode } : {}),
-    moments: (answer.moments ?? []).map(hitJson),
     ...(answer.extraction ? { extraction: answer.extraction } : {}),
     ...(answer.intent ? { intent: answer.intent } : {}),
     ...(answer.scope ? { scope: answer.scope } : {}),

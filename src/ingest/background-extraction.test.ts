@@ -22,32 +22,37 @@ function manualExtractor() {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A question extracting in the foreground until `finish` is called; `done` settles after. */
+function holdQuestion(background: ReturnType<typeof createBackgroundExtraction>): { finish: () => void; done: Promise<void> } {
+  let finish: () => void = () => undefined;
+  const done = background.foreground(() => new Promise<void>((resolve) => (finish = resolve)));
+  return { finish: () => finish(), done };
+}
+
 test("clips are extracted one at a time, each once, and never while a question extracts", async () => {
   const { calls, extract, nextCall } = manualExtractor();
   const background = createBackgroundExtraction(extract);
-  let finishQuestion: () => void = () => undefined;
   // A question is extracting when the leftovers arrive: nothing starts until it ends.
-  const question = background.foreground(() => new Promise<void>((resolve) => (finishQuestion = resolve)));
+  const question = holdQuestion(background);
   background.add([clip(3), clip(4)], ["speech"]);
   background.add([clip(4), clip(5)], ["speech"]);
   assert.equal(background.queued, 3, "clip 4 queued once");
   await tick();
   assert.equal(calls.length, 0, "waits for the question");
   const first = nextCall();
-  finishQuestion();
-  await question;
+  question.finish();
+  await question.done;
   await first;
   assert.deepEqual(calls.map((call) => call.clips), [[3]]);
   // Another question comes while clip 3 runs: clip 4 waits for it.
-  let finishSecond: () => void = () => undefined;
-  const second = background.foreground(() => new Promise<void>((resolve) => (finishSecond = resolve)));
+  const second = holdQuestion(background);
   calls[0]?.finish();
   await tick();
   await tick();
   assert.equal(calls.length, 1, "clip 4 waits for the second question");
   const next = nextCall();
-  finishSecond();
-  await second;
+  second.finish();
+  await second.done;
   await next;
   assert.deepEqual(calls.map((call) => call.clips), [[3], [4]]);
   calls[1]?.finish();
