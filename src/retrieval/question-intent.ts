@@ -34,7 +34,8 @@ export function asksAboutLibrary(question: string): boolean {
 
 /** The stems that name a video: its title's content words, without the extension and the words every title has. */
 function titleStems(video: Video): readonly string[] {
-  let stems = stemsByTitle.get(video.title);
+  // A store that keeps its video list hands out the same video objects question after question: one lookup each.
+  let stems = stemsByVideo.get(video) ?? stemsByTitle.get(video.title);
   if (!stems) {
     // Every question reads every title (8,648 of them in the how-to library): each title's stems are worked out once.
     if (stemsByTitle.size >= maxTitles) stemsByTitle.clear();
@@ -42,12 +43,15 @@ function titleStems(video: Video): readonly string[] {
     stems = [...new Set(analyzeText(title.replace(/[_\-.]+/g, " ")).filter((word) => !videoWords.has(word) && !/^\d+$/.test(word)).map(termKey))];
     stemsByTitle.set(video.title, stems);
   }
+  stemsByVideo.set(video, stems);
   return stems;
 }
 
 /** `titleStems` by title: a pure function of the title, so never stale. */
 const stemsByTitle = new Map<string, readonly string[]>();
 const maxTitles = 100_000;
+/** `titleStems` by video object: the SQLite store keeps and freezes the objects of its list, so the title cannot change. */
+const stemsByVideo = new WeakMap<Video, readonly string[]>();
 
 /**
  * The videos a question names: a video whose title's words the question says, together with a word that means "a
@@ -58,14 +62,21 @@ export function namedVideos(question: string, videos: readonly Video[]): Video[]
   const words = tokenize(question);
   const stems = new Set(words.map(termKey));
   const saysVideo = words.some((word) => videoWords.has(word) && word !== "one");
-  const scored = videos
-    .map((video) => {
-      const title = titleStems(video);
-      const matched = title.filter((stem) => stems.has(stem)).length;
-      return { video, matched, share: title.length > 0 ? matched / title.length : 0 };
-    })
-    .filter((entry) => entry.matched > 0 && (entry.share === 1 || (saysVideo && entry.share >= 0.5)));
-  if (scored.length === 0) return [];
-  const best = Math.max(...scored.map((entry) => entry.share * 10 + entry.matched));
-  return scored.filter((entry) => entry.share * 10 + entry.matched === best).map((entry) => entry.video);
+  // One pass without allocating for the thousands of titles the question does not name.
+  let best = 0;
+  let named: Video[] = [];
+  for (const video of videos) {
+    const title = titleStems(video);
+    let matched = 0;
+    for (const stem of title) if (stems.has(stem)) matched += 1;
+    if (matched === 0) continue;
+    const share = matched / title.length;
+    if (share < 1 && !(saysVideo && share >= 0.5)) continue;
+    const score = share * 10 + matched;
+    if (score > best) {
+      best = score;
+      named = [video];
+    } else if (score === best) named.push(video);
+  }
+  return named;
 }

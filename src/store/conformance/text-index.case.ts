@@ -98,6 +98,19 @@ export function runTextIndexConformance(name: string, open: OpenStore): void {
       assert.equal((await store.termDocumentFrequency(["bicycle"])).frequencies.get("bicycle"), 0);
     });
 
+    withStore("a visual search in a library without visual words finds the first clip that gains them, and none once it goes", async (store) => {
+      const visualOnly = { transcript: 0, screen: 0, visual: 1 };
+      await store.commitVideo(sampleVideo("talk", ["we rode a bicycle to work", "a bicycle lane"]));
+      assert.deepEqual(await store.searchClips({ ...query("bicycle"), fieldWeights: visualOnly }), [], "said, not seen");
+      const street = sampleVideo("street", ["nothing said here", "nor here"]);
+      await store.commitVideo({ ...street, clips: street.clips.map((clip, index) => ({ ...clip, visual: index === 1 ? "bicycle (bike)" : "" })) });
+      assert.deepEqual((await store.searchClips({ ...query("bicycle"), fieldWeights: visualOnly })).map((hit) => `${hit.videoId}#${hit.clipIndex}`), ["street#1"]);
+      assert.deepEqual((await store.searchVideos({ ...query("bicycle"), fieldWeights: visualOnly })).map((hit) => hit.videoId), ["street"]);
+      await store.removeVideo("street");
+      assert.deepEqual(await store.searchClips({ ...query("bicycle"), fieldWeights: visualOnly }), []);
+      assert.equal((await store.searchClips(query("bicycle"))).length, 2, "the transcript search is unchanged");
+    });
+
     withStore("a search with a limit or field weight that is not a number ≥ 0 is ARGUMENT_INVALID", async (store) => {
       await store.commitVideo(sampleVideo("v", ["some words"]));
       const invalid = (error: unknown) => (error as { code?: string }).code === "ARGUMENT_INVALID";

@@ -93,12 +93,31 @@ async function insertClips(lexical: LexicalIndex, client: PoolClient, videoKey: 
 
 /** The VideoCatalog over a shared context. */
 export class PostgresCatalog implements VideoCatalog {
+  /** The last list read, with the list's version then (schema 12). */
+  private listed: { version: string; videos: readonly Video[] } | undefined;
+
   constructor(private readonly context: PostgresContext) {}
 
+  /**
+   * The ready videos, newest first. Every question reads this list (8,648 rows in the how-to library), so the last one
+   * is kept while the list's version stays where it was: a committed change to any video row has moved it. The version
+   * and the rows of a new list are read in one statement, one snapshot, so the version kept is the one those rows had.
+   */
   async listVideos(): Promise<Video[]> {
-    return this.context.read("cannot list videos", async (client) =>
-      (await client.query<VideoRow>(`SELECT ${videoColumns} FROM videos WHERE status = 'ready' ORDER BY ingested_at DESC, key DESC`)).rows.map(toVideo),
-    );
+    return this.context.read("cannot list videos", async (client) => {
+      const { rows: versions } = await client.query<{ version: string }>(`SELECT version FROM video_list_version`);
+      if (this.listed === undefined || this.listed.version !== versions[0]?.version) {
+        const { rows } = await client.query<VideoRow & { list_version: string }>(
+          `SELECT (SELECT version FROM video_list_version) AS list_version, ${videoColumns} FROM videos
+            WHERE status = 'ready' ORDER BY ingested_at DESC, key DESC`,
+        );
+        const videos = rows.map((row) => Object.freeze(toVideo(row)));
+        // No row, no version read with it: an empty list is read again next time.
+        if (rows[0] === undefined) return videos;
+        this.listed = { version: rows[0].list_version, videos };
+      }
+      return [...this.listed.videos];
+    });
   }
 
   async getVideo(id: string): Promise<Video | undefined> {

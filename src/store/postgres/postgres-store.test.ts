@@ -635,3 +635,39 @@ describe("Postgres store", { skip: needsPostgres }, () => {
     });
   });
 });
+
+describe("Postgres store: the kept list of videos", { skip: needsPostgres }, () => {
+  let server: TestPostgres;
+  before(async () => {
+    server = await startPostgres();
+  });
+  after(() => server?.stop());
+
+  test("follows commits, removals and write-backs, from this store and from another process's on the same database", async () => {
+    const url = await server.createDatabase();
+    const store = await openPostgresStore(url);
+    const other = await openPostgresStore(url);
+    const ids = async () => (await store.listVideos()).map((video) => video.id).sort();
+    try {
+      assert.deepEqual(await ids(), []);
+      await store.commitVideo(sampleVideo("bread", ["kneading the dough"]));
+      assert.deepEqual(await ids(), ["bread"]);
+      assert.deepEqual(await ids(), ["bread"], "read again, unchanged");
+      await other.commitVideo(sampleVideo("soup", ["chopping the onions"]));
+      assert.deepEqual(await ids(), ["bread", "soup"]);
+      await other.removeVideo("bread");
+      assert.deepEqual(await ids(), ["soup"]);
+      await other.writeBack({ videoId: "soup", documents: [], replaces: [], segments: [], vectors: [], stages: [], language: "de" });
+      assert.equal((await store.listVideos())[0]?.language, "de", "a write-back that names the language changes the listed video");
+      const list = await store.listVideos();
+      assert.throws(() => Object.assign(list[0] as object, { title: "changed" }), TypeError, "a kept video cannot be altered by its caller");
+      list.pop();
+      assert.equal((await store.listVideos()).length, 1, "the list itself is the caller's own");
+      await store.removeVideo("soup");
+      assert.deepEqual(await ids(), []);
+    } finally {
+      await other.close();
+      await store.close();
+    }
+  });
+});

@@ -664,3 +664,18 @@ test("chapter scores after write-backs, re-commits and removals are those of a f
     await fresh.close();
   }
 });
+
+test("FTS5's column totals are read from its averages record, multi-byte and nine-byte varints included", async () => {
+  const { ftsColumnTotals } = await import("./sqlite-text-index.js");
+  // Row count 3, then totals 0, 300 (two bytes), and 511 written in nine bytes (the last carrying eight bits).
+  const record = Buffer.from([0x03, 0x00, 0x82, 0x2c, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x81, 0xff]);
+  assert.deepEqual(ftsColumnTotals(record), [0, 300, 511]);
+  const db = new Database(":memory:");
+  db.exec(`CREATE VIRTUAL TABLE t USING fts5 (a, b, c, content = '')`);
+  db.prepare(`INSERT INTO t (rowid, a, b, c) VALUES (?, ?, ?, ?)`).run(1, "one two three", "", "four");
+  db.prepare(`INSERT INTO t (rowid, a, b, c) VALUES (?, ?, ?, ?)`).run(2, "five", "", "");
+  db.prepare(`INSERT INTO t (t, rowid, a, b, c) VALUES ('delete', ?, ?, ?, ?)`).run(1, "one two three", "", "four");
+  const block = db.prepare(`SELECT block FROM t_data WHERE id = 1`).pluck().get() as Buffer;
+  assert.deepEqual(ftsColumnTotals(block), [1, 0, 0], "what the delete took away is no longer counted");
+  db.close();
+});

@@ -33,9 +33,35 @@ export const quote = (text: string): string => `"${indexedText(text).replace(/"/
 const forgetRow = (table: string, columns: string[]): string =>
   `INSERT INTO ${table} (${table}, rowid, ${columns.join(", ")}) VALUES ('delete', ?, ${columns.map(() => "?").join(", ")})`;
 
+/** The columns of the clip and video indexes, in their order. */
+const clipColumns = ["transcript", "screen", "visual", "video"];
+
+/**
+ * Each column's token total in an FTS5 index, from its averages record (the `_data` row with id 1: the row count, then
+ * one total per column, as SQLite varints), which FTS5 keeps exact through every insert and delete for bm25().
+ */
+export function ftsColumnTotals(record: Buffer): number[] {
+  const values: number[] = [];
+  let at = 0;
+  while (at < record.length) {
+    let value = 0;
+    // A varint is up to nine bytes, big-endian, seven bits each with the high bit saying more follow; the ninth has eight.
+    for (let byte = 0; at < record.length; byte += 1) {
+      const next = record[at++] as number;
+      if (byte === 8) {
+        value = value * 256 + next;
+        break;
+      }
+      value = value * 128 + (next & 0x7f);
+      if ((next & 0x80) === 0) break;
+    }
+    values.push(value);
+  }
+  return values.slice(1);
+}
+
 /** How each lexical index is written and forgotten; a row is forgotten only where its docsize row says it is indexed. */
 function prepareLexicalStatements(db: Database.Database) {
-  const clipColumns = ["transcript", "screen", "visual", "video"];
   const entityColumns = ["name", "description"];
   return {
     indexClip: db.prepare(`INSERT INTO clip_fts (rowid, ${clipColumns.join(", ")}) VALUES (?, ?, ?, ?, ?)`),
@@ -307,6 +333,11 @@ export class SqliteTextIndex implements TextIndex {
     // A channel weighted zero is left out of the match too, so it cannot bring in hits that score nothing.
     const searched = (["transcript", "screen", "visual"] as const).filter((column) => field[column] > 0);
     if (searched.length === 0) return [];
+    // Channels no row holds a word in cannot match: in a library of transcripts, a search for visual words alone reads
+    // every doclist of its terms (FTS5 filters columns after reading them) to find nothing.
+    const [record] = (this.context.prepareSearch(`SELECT block FROM ${table}_data WHERE id = 1`).get() as [Buffer] | undefined) ?? [];
+    const totals = record ? ftsColumnTotals(record) : [];
+    if (searched.every((column) => totals[clipColumns.indexOf(column)] === 0)) return [];
     return rankByBm25(this.context, {
       table,
       bm25: `bm25(${table}, ${field.transcript}, ${field.screen}, ${field.visual}, 0)`,
