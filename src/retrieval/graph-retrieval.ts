@@ -75,15 +75,38 @@ export async function graphClips(store: Store, keywords: string[], options: Clip
   const chunks = [...tallies.values()]
     .sort((a, b) => b.score - a.score || a.videoId.localeCompare(b.videoId) || a.chunkIndex - b.chunkIndex)
     .slice(0, options.limit);
-  const spans = new Map((await store.getChunks(chunks)).map((chunk) => [`${chunk.videoId}#${chunk.index}`, chunk]));
+  // Chunks are read a few at a time, best first: the first few usually give all the clips asked for, and reading the
+  // text of every clip of every ranked chunk was a tenth of a hybrid search.
+  const clips: ScoredClip[] = [];
+  for (let first = 0; first < chunks.length && clips.length < options.limit; first += chunksPerRead) {
+    await addChunkClips(store, chunks.slice(first, first + chunksPerRead), keywordKeys, termKey, options.limit, clips);
+  }
+  return clips;
+}
 
-  // The clips of every chunk in one read.
+/** Chunks whose clips are read at once. */
+const chunksPerRead = 4;
+
+/**
+ * Appends to `clips`, up to `limit`, the clips of these chunks whose own text holds a keyword, best first inside each
+ * chunk: a clip that names more of the chunk's matched entities ranks higher (a tenth of a point each, below one
+ * entity's weight).
+ */
+async function addChunkClips(
+  store: Store,
+  chunks: ChunkTally[],
+  keywordKeys: ReadonlySet<string>,
+  termKey: (word: string) => string,
+  limit: number,
+  clips: ScoredClip[],
+): Promise<void> {
+  const spans = new Map((await store.getChunks(chunks)).map((chunk) => [`${chunk.videoId}#${chunk.index}`, chunk]));
+  // The clips of these chunks in one read.
   const clipKeys = chunks.flatMap((chunk) => {
     const span = spans.get(`${chunk.videoId}#${chunk.chunkIndex}`);
     return span ? Array.from({ length: span.clipEnd - span.clipStart + 1 }, (_, offset) => ({ videoId: chunk.videoId, clipIndex: span.clipStart + offset })) : [];
   });
   const clipDocuments = new Map((await store.getClips(clipKeys)).map((document) => [`${document.videoId}#${document.index}`, document]));
-  const clips: ScoredClip[] = [];
   for (const chunk of chunks) {
     const span = spans.get(`${chunk.videoId}#${chunk.chunkIndex}`);
     if (!span) continue;
@@ -92,7 +115,6 @@ export async function graphClips(store: Store, keywords: string[], options: Clip
     const documents = Array.from({ length: span.clipEnd - span.clipStart + 1 }, (_, offset) => clipDocuments.get(`${chunk.videoId}#${span.clipStart + offset}`)).filter(
       (document) => document !== undefined,
     );
-    // Which clip of the chunk names the most matched entities: a tenth of a point each, below one entity's weight.
     const inChunk = documents
       .flatMap((document) => {
         // Each distinct word keyed once: a clip says "the" forty times.
@@ -103,7 +125,7 @@ export async function graphClips(store: Store, keywords: string[], options: Clip
       })
       .sort((a, b) => b.score - a.score || a.document.index - b.document.index);
     for (const { document, score } of inChunk) {
-      if (clips.length >= options.limit) break;
+      if (clips.length >= limit) return;
       const rounded = Math.round(score * 1000) / 1000;
       clips.push({
         videoId: document.videoId,
@@ -114,7 +136,6 @@ export async function graphClips(store: Store, keywords: string[], options: Clip
         provenance: { retriever: "graph", rank: clips.length + 1, score: rounded, entities: [...new Set(names)].slice(0, entitiesShown) },
       });
     }
-    if (clips.length >= options.limit) break;
+    if (clips.length >= limit) return;
   }
-  return clips;
 }
