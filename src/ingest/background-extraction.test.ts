@@ -2,7 +2,8 @@
 // a clip queued once, and closing abandons the clip running and drops the rest.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createBackgroundExtraction } from "./background-extraction.js";
+import { runProcess } from "../media/index.js";
+import { backgroundNiceness, createBackgroundExtraction } from "./background-extraction.js";
 
 const clip = (clipIndex: number) => ({ videoId: "v", clipIndex });
 
@@ -92,4 +93,23 @@ test("a failing clip is reported and the rest go on", async () => {
   assert.deepEqual(done, [2]);
   assert.equal(errors.length, 1);
   assert.match(errors[0] ?? "", /clip 1 of v: decoder crashed/);
+});
+
+test("the programs a background clip starts run at lower priority; a question's programs do not", async () => {
+  const niceness = async (): Promise<string> => (await runProcess("sh", ["-c", "sleep 0.3; nice"])).stdout.toString().trim();
+  const seen: string[] = [];
+  const background = createBackgroundExtraction(async () => {
+    seen.push(await niceness());
+  });
+  // The leftovers are queued from inside a question, as the answer pipeline queues them.
+  assert.equal(
+    await background.foreground(async () => {
+      background.add([clip(1)], ["speech"]);
+      return niceness();
+    }),
+    "0",
+  );
+  await background.idle();
+  assert.deepEqual(seen, [String(backgroundNiceness)]);
+  await background.close();
 });

@@ -2,6 +2,7 @@
 // answer held. One clip at a time, and only while no question is extracting, so a question's own clips never wait for
 // a leftover. Closing abandons the clip running (its stages stay pending; nothing is half-written) and the queue.
 
+import { withChildProcessNiceness } from "../media/index.js";
 import { toVideoRagError } from "../spec/index.js";
 import type { ClipKey } from "./extract-clips.js";
 import type { DeferredStage } from "./clip-stages.js";
@@ -19,6 +20,13 @@ export interface BackgroundExtraction {
   close(): Promise<void>;
 }
 
+/**
+ * The niceness of the programs background extraction starts (ffmpeg, pocketsphinx, tesseract): the gate below holds it
+ * back for questions on this library object only, the scheduler for every other (a server's other question threads,
+ * another process on the library).
+ */
+export const backgroundNiceness = 10;
+
 export function createBackgroundExtraction(
   extract: (clips: ClipKey[], stages: DeferredStage[], signal: AbortSignal) => Promise<unknown>,
   onError: (message: string) => void = () => undefined,
@@ -35,7 +43,7 @@ export function createBackgroundExtraction(
       const next = queue.shift();
       if (!next || stop.signal.aborted) break;
       try {
-        await extract([next.clip], next.stages, stop.signal);
+        await withChildProcessNiceness(backgroundNiceness, () => extract([next.clip], next.stages, stop.signal));
       } catch (error) {
         // A clip's stage failures are kept on its stage states by the extractor; anything else is logged and the rest go on.
         if (!stop.signal.aborted) onError(`background extraction of clip ${next.clip.clipIndex} of ${next.clip.videoId}: ${toVideoRagError(error).message}`);

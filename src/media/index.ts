@@ -1,7 +1,7 @@
 // Media layer: ffprobe/ffmpeg as child processes, subtitle parsing. Knows nothing of models or storage.
 export * from "./subtitle-parse.js";
 export { isInside, realPathWithin } from "./path-inside.js";
-export { runProcess, spawnTied, setChildProcessNiceness, type ProcessResult, type RunProcessOptions } from "./run-process.js";
+export { runProcess, spawnTied, setChildProcessNiceness, withChildProcessNiceness, type ProcessResult, type RunProcessOptions } from "./run-process.js";
 export { probeMedia, checkDecodable, type MediaInfo, type SubtitleStreamInfo } from "./probe.js";
 export { planClips, type PlannedClip } from "./clip-plan.js";
 export {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { VideoRagError } from "../spec/index.js";
-import { runProcess, setChildProcessNiceness } from "./run-process.js";
+import { runProcess, setChildProcessNiceness, withChildProcessNiceness } from "./run-process.js";
 
 async function failure(promise: Promise<unknown>): Promise<VideoRagError> {
   try {
@@ -71,6 +71,28 @@ test("programs started after setChildProcessNiceness run at that niceness; 0 res
   setChildProcessNiceness(7);
   try {
     assert.equal(await niceness(), "7");
+  } finally {
+    setChildProcessNiceness(0);
+  }
+  assert.equal(await niceness(), "0");
+});
+
+test("withChildProcessNiceness lowers the programs of the work it runs, across awaits, and of nothing else", async () => {
+  const niceness = async (): Promise<string> => (await runProcess("sh", ["-c", "sleep 0.3; nice"])).stdout.toString().trim();
+  const [lowered, alongside] = await Promise.all([
+    withChildProcessNiceness(10, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      return niceness();
+    }),
+    niceness(),
+  ]);
+  assert.equal(lowered, "10", "started after an await inside the work");
+  assert.equal(alongside, "0", "work running at the same time outside it keeps normal priority");
+  // Nested, the lower priority wins; the thread's own niceness, if lower still, too.
+  assert.equal(await withChildProcessNiceness(10, () => withChildProcessNiceness(3, niceness)), "10");
+  setChildProcessNiceness(15);
+  try {
+    assert.equal(await withChildProcessNiceness(10, niceness), "15");
   } finally {
     setChildProcessNiceness(0);
   }

@@ -13,6 +13,7 @@ import {
   type StdioNull,
   type StdioPipe,
 } from "node:child_process";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { accessSync, constants } from "node:fs";
 import { setPriority } from "node:os";
 import { delimiter, join } from "node:path";
@@ -72,7 +73,21 @@ let childNiceness = 0;
  * yields the cores to the programs answering questions.
  */
 export function setChildProcessNiceness(niceness: number): void {
-  childNiceness = Math.max(0, Math.min(19, Math.round(niceness)));
+  childNiceness = clampNiceness(niceness);
+}
+
+const clampNiceness = (niceness: number): number => Math.max(0, Math.min(19, Math.round(niceness)));
+
+/** The niceness of the work under way, where `withChildProcessNiceness` lowered it (carried across awaits). */
+const loweredNiceness = new AsyncLocalStorage<number>();
+
+/**
+ * Runs `work` with every program it starts, and every program started by what it awaits, at this niceness or the
+ * thread's, whichever is lower priority: background extraction yields the cores to a question's extraction, even one
+ * running on another thread or in another process, while the thread's own questions keep normal priority.
+ */
+export function withChildProcessNiceness<T>(niceness: number, work: () => Promise<T>): Promise<T> {
+  return loweredNiceness.run(Math.max(loweredNiceness.getStore() ?? 0, clampNiceness(niceness)), work);
 }
 
 let deathSignalLauncher: string | null | undefined;
@@ -125,8 +140,17 @@ export function spawnTied(program: string, args: string[], options: SpawnOptions
 export function spawnTied(program: string, args: string[], options: SpawnOptions): ChildProcess {
   const launcher = launcherWithDeathSignal();
   const resolved = launcher ? findProgram(program) : undefined;
-  if (!launcher || !resolved) return spawn(program, args, options);
-  return spawn(launcher, ["--pdeathsig", "SIGKILL", "--", resolved, ...args], options);
+  const child = !launcher || !resolved ? spawn(program, args, options) : spawn(launcher, ["--pdeathsig", "SIGKILL", "--", resolved, ...args], options);
+  // The thread's niceness, or the lower priority of the work under way (see withChildProcessNiceness).
+  const niceness = Math.max(childNiceness, loweredNiceness.getStore() ?? 0);
+  if (niceness !== 0 && child.pid !== undefined) {
+    try {
+      setPriority(child.pid, niceness);
+    } catch {
+      // Not permitted here: the program runs at normal priority.
+    }
+  }
+  return child;
 }
 
 /** Runs `program` with `args` (no shell) and resolves with its output when it exits with 0. */
@@ -140,13 +164,6 @@ export function runProcess(program: string, args: string[], options: RunProcessO
       env: options.env ? { ...process.env, ...options.env } : process.env,
       stdio: ["pipe", "pipe", "pipe"],
     });
-    if (childNiceness !== 0 && child.pid !== undefined) {
-      try {
-        setPriority(child.pid, childNiceness);
-      } catch {
-        // Not permitted here: the program runs at normal priority.
-      }
-    }
     const stdoutChunks: Buffer[] = [];
     const stderrChunks: Buffer[] = [];
     let stderrBytes = 0;
