@@ -25,8 +25,14 @@ test("a question names a video by all of its title's words, or by half of them w
   assert.deepEqual(named("the bread video?"), ["bread"], "half of 'sourdough bread' with 'video'; a third of 'bread baking basics' is not enough");
   assert.deepEqual(named("compare the bread baking basics video and the sourdough video"), ["bread2"], "the best-named wins: all its words against half");
   assert.deepEqual(named("how do I bake?"), []);
-  // The same objects asked again (a kept video list) give the same answer.
+  // The same objects asked again (a kept video list) give the same answer; a new list is read anew.
   assert.deepEqual(named("how long does the sourdough bread rest?"), ["bread"]);
+  const grown = [video("rye", "sourdough rye bread.mp4"), ...library];
+  assert.deepEqual(namedVideos("how long does the sourdough rye bread rest?", grown).map((entry) => entry.id), ["rye"], "a video added to the list");
+  const renamed = [video("bread", "focaccia.mp4"), ...library.slice(1)];
+  assert.deepEqual(namedVideos("how long does the sourdough bread rest?", renamed).map((entry) => entry.id), [], "the same id with another title");
+  assert.deepEqual(namedVideos("the focaccia video", renamed).map((entry) => entry.id), ["bread"]);
+  assert.deepEqual(namedVideos("the bread basics video", [...library].reverse()).map((entry) => entry.id), ["bread2"], "the list's order");
 });
 
 test("the intent of a question picks the answer's strategy", () => {

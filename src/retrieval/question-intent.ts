@@ -34,24 +34,50 @@ export function asksAboutLibrary(question: string): boolean {
 
 /** The stems that name a video: its title's content words, without the extension and the words every title has. */
 function titleStems(video: Video): readonly string[] {
-  // A store that keeps its video list hands out the same video objects question after question: one lookup each.
-  let stems = stemsByVideo.get(video) ?? stemsByTitle.get(video.title);
+  let stems = stemsByTitle.get(video.title);
   if (!stems) {
-    // Every question reads every title (8,648 of them in the how-to library): each title's stems are worked out once.
     if (stemsByTitle.size >= maxTitles) stemsByTitle.clear();
     const title = video.title.replace(/\.[a-z0-9]{2,4}$/i, "");
     stems = [...new Set(analyzeText(title.replace(/[_\-.]+/g, " ")).filter((word) => !videoWords.has(word) && !/^\d+$/.test(word)).map(termKey))];
     stemsByTitle.set(video.title, stems);
   }
-  stemsByVideo.set(video, stems);
   return stems;
 }
 
 /** `titleStems` by title: a pure function of the title, so never stale. */
 const stemsByTitle = new Map<string, readonly string[]>();
 const maxTitles = 100_000;
-/** `titleStems` by video object: the SQLite store keeps and freezes the objects of its list, so the title cannot change. */
-const stemsByVideo = new WeakMap<Video, readonly string[]>();
+
+/** The videos of a list by the stems of their titles, and how many stems each title has. */
+interface TitleIndex {
+  videos: readonly Video[];
+  byStem: Map<string, number[]>;
+  stemCounts: number[];
+}
+
+/**
+ * The title index of the last list of videos asked about. Every question reads every title (8,648 in the how-to
+ * library); a store that keeps its list hands out the same video objects each time, so the index is built once per
+ * list and found again by comparing the objects, which costs far less than reading the titles.
+ */
+let lastTitleIndex: TitleIndex | undefined;
+
+function titleIndex(videos: readonly Video[]): TitleIndex {
+  const last = lastTitleIndex;
+  if (last && last.videos.length === videos.length && last.videos.every((video, at) => video === videos[at])) return last;
+  const byStem = new Map<string, number[]>();
+  const stemCounts = videos.map((video, at) => {
+    const stems = titleStems(video);
+    for (const stem of stems) {
+      const list = byStem.get(stem);
+      if (list) list.push(at);
+      else byStem.set(stem, [at]);
+    }
+    return stems.length;
+  });
+  lastTitleIndex = { videos: [...videos], byStem, stemCounts };
+  return lastTitleIndex;
+}
 
 /**
  * The videos a question names: a video whose title's words the question says, together with a word that means "a
@@ -62,21 +88,21 @@ export function namedVideos(question: string, videos: readonly Video[]): Video[]
   const words = tokenize(question);
   const stems = new Set(words.map(termKey));
   const saysVideo = words.some((word) => videoWords.has(word) && word !== "one");
-  // One pass without allocating for the thousands of titles the question does not name.
+  const index = titleIndex(videos);
+  // Only the titles sharing a stem with the question are counted.
+  const matchedCounts = new Map<number, number>();
+  for (const stem of stems) for (const at of index.byStem.get(stem) ?? []) matchedCounts.set(at, (matchedCounts.get(at) ?? 0) + 1);
   let best = 0;
-  let named: Video[] = [];
-  for (const video of videos) {
-    const title = titleStems(video);
-    let matched = 0;
-    for (const stem of title) if (stems.has(stem)) matched += 1;
-    if (matched === 0) continue;
-    const share = matched / title.length;
+  let named: number[] = [];
+  for (const [at, matched] of matchedCounts) {
+    const share = matched / (index.stemCounts[at] as number);
     if (share < 1 && !(saysVideo && share >= 0.5)) continue;
     const score = share * 10 + matched;
     if (score > best) {
       best = score;
-      named = [video];
-    } else if (score === best) named.push(video);
+      named = [at];
+    } else if (score === best) named.push(at);
   }
-  return named;
+  // In the order of the list, as a pass over it would give them.
+  return named.sort((a, b) => a - b).map((at) => videos[at] as Video);
 }
