@@ -34,6 +34,7 @@ const settings: Record<string, readonly string[]> = {
   "one-pass-hmm-4000": ["-fwdflat", "no", "-bestpath", "no", "-maxhmmpf", "4000"],
   "one-pass-hmm-3000-wpf-10": ["-fwdflat", "no", "-bestpath", "no", "-maxhmmpf", "3000", "-maxwpf", "10"],
   "one-pass-ds-2": ["-fwdflat", "no", "-bestpath", "no", "-ds", "2"],
+  "ds-2": ["-ds", "2"],
   "one-pass-wbeam-25": ["-fwdflat", "no", "-bestpath", "no", "-wbeam", "1e-25"],
   "hmm-2000-wpf-5": ["-maxhmmpf", "2000", "-maxwpf", "5"],
   "one-pass-hmm-3000": ["-fwdflat", "no", "-bestpath", "no", "-maxhmmpf", "3000"],
