@@ -13,6 +13,7 @@ import { runVectorIndexConformance } from "./vector-index.case.js";
 import { runVideoCatalogConformance } from "./video-catalog.case.js";
 
 export { chapterQueries, chapterVideos, churnChapters } from "./chapter-store.case.js";
+export { checkKeptVideoList } from "./video-catalog.case.js";
 export { lexicalScores, query, sampleVideo, unspacedLibrary, withGraph, type OpenStore, type SampleChunk } from "./fixtures.js";
 export {
   runChapterStoreConformance,

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { describe } from "node:test";
-import type { Segment, VideoContent } from "../../spec/index.js";
+import type { Segment, Store, VideoContent } from "../../spec/index.js";
 import { sampleVideo, query, storeCase, withGraph, type OpenStore } from "./fixtures.js";
 
 /**
@@ -222,4 +222,28 @@ export function runVideoCatalogConformance(name: string, open: OpenStore): void 
       assert.deepEqual(await store.getSegmentRanges([]), []);
     });
   });
+}
+
+/**
+ * A store that keeps its list of videos (every question reads it) must follow every change, its own and another
+ * connection's or process's on the same library (`other`), and never hand out a list a caller could alter.
+ */
+export async function checkKeptVideoList(store: Store, other: Store): Promise<void> {
+  const ids = async () => (await store.listVideos()).map((video) => video.id).sort();
+  assert.deepEqual(await ids(), []);
+  await store.commitVideo(sampleVideo("bread", ["kneading the dough"]));
+  assert.deepEqual(await ids(), ["bread"]);
+  assert.deepEqual(await ids(), ["bread"], "read again, unchanged");
+  await other.commitVideo(sampleVideo("soup", ["chopping the onions"]));
+  assert.deepEqual(await ids(), ["bread", "soup"]);
+  await other.removeVideo("bread");
+  assert.deepEqual(await ids(), ["soup"]);
+  await other.writeBack({ videoId: "soup", documents: [], replaces: [], segments: [], vectors: [], stages: [], language: "de" });
+  assert.equal((await store.listVideos())[0]?.language, "de", "a write-back that names the language changes the listed video");
+  const list = await store.listVideos();
+  assert.throws(() => Object.assign(list[0] as object, { title: "changed" }), TypeError, "a kept video cannot be altered by its caller");
+  list.pop();
+  assert.equal((await store.listVideos()).length, 1, "the list itself is the caller's own");
+  await store.removeVideo("soup");
+  assert.deepEqual(await ids(), []);
 }
