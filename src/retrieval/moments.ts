@@ -80,10 +80,18 @@ async function describe(
   termWeights: Map<string, number>,
   termKey: (word: string) => string,
 ): Promise<{ text: string; source: SegmentSource[]; startSecond?: number; endSecond?: number }> {
+  const found = new Set<string>();
   const scored = segments.map((segment, position) => {
-    const keys = new Set(tokenize(segment.text).map(termKey));
+    found.clear();
     let score = 0;
-    for (const [key, weight] of termWeights) if (keys.has(key)) score += weight;
+    for (const word of tokenize(segment.text)) {
+      const key = termKey(word);
+      const weight = termWeights.get(key);
+      if (weight !== undefined && !found.has(key)) {
+        found.add(key);
+        score += weight;
+      }
+    }
     return { segment, position, score };
   });
   // Sentences that carry at least half the best sentence's query weight: a stray shared word does not widen the moment.

@@ -53,6 +53,9 @@ export function analyzeText(text: string, language?: string): string[] {
  * Porter stemmer, the same algorithm as the store's FTS5 tokenizer, so a sentence matches where its clip matched.
  */
 export function termKey(word: string): string {
+  // Words come lowercase from `tokenize`; the map's words are all lowercase, so a word found as given is one.
+  const known = termKeys.get(word);
+  if (known !== undefined) return known;
   const lower = word.toLowerCase();
   let key = termKeys.get(lower);
   if (key === undefined) {

@@ -135,5 +135,20 @@ export function runTextIndexConformance(name: string, open: OpenStore): void {
       const [best] = await store.searchClips({ terms: [], phrases: ["disc brake"], limit: 5 });
       assert.equal(best?.clipIndex, 0);
     });
+
+    withStore("a word most clips hold is left out of a search that has a rarer word, unless the rarer one finds too few", async (store) => {
+      // "make" in 1,100 of 1,200 clips: BM25 floors its idf, so it cannot order the clips that hold "pancake".
+      const texts = Array.from({ length: 1_200 }, (_, index) => (index < 30 ? `make the pancake batter ${index}` : index < 1_100 ? `make it ${index}` : `stir it ${index}`));
+      await store.commitVideo(sampleVideo("v", texts));
+      const scores = async (words: string, limit: number): Promise<string[]> =>
+        (await store.searchClips(query(words, { limit }))).map((match) => `${match.clipIndex} ${match.score.toFixed(9)}`);
+      assert.deepEqual(await scores("make pancake", 10), await scores("pancake", 10), "the same clips, scored as if make were not asked");
+      const filled = await store.searchClips(query("make pancake", { limit: 40 }));
+      assert.equal(filled.length, 40, "thirty clips hold pancake; make fills the rest");
+      assert.deepEqual(new Set(filled.slice(0, 30).map((match) => match.clipIndex)), new Set(Array.from({ length: 30 }, (_, index) => index)));
+      assert.ok((filled[0]?.score ?? 0) > Number((await scores("pancake", 1))[0]?.split(" ")[1]), "with make searched, it adds its floored share");
+      assert.equal((await store.searchClips(query("make", { limit: 5 }))).length, 5, "a common word alone is searched");
+      assert.equal((await store.searchVideos(query("make pancake"))).length, 1);
+    });
   });
 }

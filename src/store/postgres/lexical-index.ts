@@ -19,6 +19,7 @@
 
 import type { PoolClient } from "pg";
 import { countPhrase, Fts5Tokens } from "./fts5-tokens.js";
+import { commonTerms, flooredShare, hasToken, isOneWord } from "../store-checks.js";
 import { prepared } from "./prepared.js";
 import { addPosting, copyPosting, decodePostings, emptyPostings, encodePostings, sortPostings, type Postings } from "./postings.js";
 
@@ -59,6 +60,8 @@ export interface LexicalSearch {
   limit: number;
   /** Only documents of these videos, by id (not entities); those not ready match nothing. */
   videoIds?: string[];
+  /** The share of documents from which a one-word term is too common to rank by (see `commonTerms`); `flooredShare` when absent. */
+  commonShare?: number;
 }
 
 /** Reads documents' field text back, for counting phrases. */
@@ -348,10 +351,16 @@ export class LexicalIndex {
     // Terms that tokenize into one word are ranked from their posting lists; several words make a phrase, counted from the text.
     const single = new Map<string, number>();
     const phrases: { tokens: string[]; weight: number }[] = [];
+    // The weight each token has from one-word terms, which may be left out as too common as the SQLite store leaves
+    // them out (see `commonTerms`), and whether anything else is asked for.
+    const oneWord = new Map<string, number>();
+    let othersAsked = query.phrases.some(hasToken);
     for (const [text, weight] of query.terms) {
       const tokens = this.tokens.tokens(text);
       if (tokens.length === 1) single.set(tokens[0] as string, (single.get(tokens[0] as string) ?? 0) + weight);
       else if (tokens.length > 1) phrases.push({ tokens, weight });
+      if (tokens.length === 1 && isOneWord(text)) oneWord.set(tokens[0] as string, (oneWord.get(tokens[0] as string) ?? 0) + weight);
+      else if (hasToken(text)) othersAsked = true;
     }
     for (const phrase of query.phrases) {
       const tokens = this.tokens.tokens(phrase);
@@ -365,72 +374,89 @@ export class LexicalIndex {
     const idf = (hits: number): number => Math.max(Math.log((totals.documents - hits + 0.5) / (hits + 0.5)), 1e-6);
     const saturation = (frequency: number, length: number): number => (frequency * (k1 + 1)) / (frequency + k1 * (1 - b + (b * length) / averageLength));
     const allowed = videoKeys ? new Set(videoKeys) : undefined;
-
-    // A term no document holds in the searched fields scores nothing and matches nothing.
-    const terms: QueryTerm[] = [...known]
-      .filter(([, term]) => term.count > 0)
-      .map(([text, term]) => {
-        const weight = (single.get(text) ?? 0) * idf(term.count);
-        return { id: term.id, weight, bound: weight * (k1 + 1) };
-      })
-      .sort((x, y) => y.bound - x.bound || x.id - y.id);
-    const scores = new Map<number, number>();
-    // Adds the terms' scores to every document in their lists (read, unless they came at once), or only to the
-    // documents `only` (whose blocks are read).
-    const score = async (ranked: QueryTerm[], only?: number[]): Promise<void> => {
-      const lists = atOnce ?? (await this.readPostings(client, index, ranked.map((term) => term.id), only));
-      const within = only && new Set(only);
-      for (const term of ranked) {
-        const list = lists.get(term.id);
-        if (!list) continue;
-        for (let at = 0; at < list.size; at++) {
-          if (within ? !within.has(list.keys[at] as number) : allowed && !allowed.has(list.videoKeys[at] as number)) continue;
-          const frequency = (list.counts[at * 3] as number) * (weights[0] ?? 0) + (list.counts[at * 3 + 1] as number) * (weights[1] ?? 0) + (list.counts[at * 3 + 2] as number) * (weights[2] ?? 0);
-          if (frequency <= 0) continue;
-          const key = list.keys[at] as number;
-          scores.set(key, (scores.get(key) ?? 0) + term.weight * saturation(frequency, list.lengths[at] as number));
+    // The documents best for the one-word terms `asked` (with their weights) and the phrases.
+    const rank = async (asked: Map<string, number>): Promise<[number, number][]> => {
+      // A term no document holds in the searched fields scores nothing and matches nothing.
+      const terms: QueryTerm[] = [...known]
+        .filter(([text, term]) => term.count > 0 && asked.has(text))
+        .map(([text, term]) => {
+          const weight = (asked.get(text) ?? 0) * idf(term.count);
+          return { id: term.id, weight, bound: weight * (k1 + 1) };
+        })
+        .sort((x, y) => y.bound - x.bound || x.id - y.id);
+      const scores = new Map<number, number>();
+      // Adds the terms' scores to every document in their lists (read, unless they came at once), or only to the
+      // documents `only` (whose blocks are read).
+      const score = async (ranked: QueryTerm[], only?: number[]): Promise<void> => {
+        const lists = atOnce ?? (await this.readPostings(client, index, ranked.map((term) => term.id), only));
+        const within = only && new Set(only);
+        for (const term of ranked) {
+          const list = lists.get(term.id);
+          if (!list) continue;
+          for (let at = 0; at < list.size; at++) {
+            if (within ? !within.has(list.keys[at] as number) : allowed && !allowed.has(list.videoKeys[at] as number)) continue;
+            const frequency = (list.counts[at * 3] as number) * (weights[0] ?? 0) + (list.counts[at * 3 + 1] as number) * (weights[1] ?? 0) + (list.counts[at * 3 + 2] as number) * (weights[2] ?? 0);
+            if (frequency <= 0) continue;
+            const key = list.keys[at] as number;
+            scores.set(key, (scores.get(key) ?? 0) + term.weight * saturation(frequency, list.lengths[at] as number));
+          }
+        }
+      };
+      const limit = Math.floor(query.limit);
+      if (atOnce || phrases.length > 0 || terms.length <= 2) await score(terms);
+      else {
+        // MaxScore: a term adds at most weight · idf · (k1 + 1) to a document, however often it occurs. Common terms
+        // ("make" is in 6,893 of 8,648 how-to videos; its idf is the 1e-6 floor) have the longest lists and add little.
+        // The two strongest terms are scored first: the k-th score is a floor for the true k-th. The weakest other terms
+        // whose bounds sum below that floor cannot alone put a document in the top k: their lists are not read. The other
+        // lists are, and each document found keeps an exact partial score. A document may still reach the top k only if
+        // its partial score plus the skipped terms' bounds reaches the k-th partial score; those few are scored with the
+        // skipped terms, so the top k is exact, from the skipped lists' blocks that hold them. (Read from the documents'
+        // own term lists instead, as schema 3 could, p95 at 10,000 hours was 98 against 68–79 ms naive, 76 against 50–57
+        // visual: a whole-video document's term list is a few kilobytes of TOAST.)
+        await score(terms.slice(0, 2));
+        const floor = kthLargest(scores, limit);
+        const rest = terms.slice(2);
+        let skipped = 0;
+        let skippedBound = 0;
+        while (skipped < rest.length && skippedBound + (rest[rest.length - 1 - skipped]?.bound ?? 0) < floor) skippedBound += rest[rest.length - 1 - skipped++]?.bound ?? 0;
+        await score(rest.slice(0, rest.length - skipped));
+        const weak = rest.slice(rest.length - skipped);
+        if (weak.length > 0) {
+          const kth = kthLargest(scores, limit);
+          const open = [...scores].filter(([, partial]) => partial + skippedBound >= kth).map(([key]) => key);
+          await score(weak, open);
         }
       }
+      for (const phrase of phrases) {
+        const hits = await this.phraseHits(client, index, phrase.tokens, weights, loadFields);
+        const weight = phrase.weight * idf(hits.size);
+        for (const [key, { frequency, length, videoKey }] of hits) {
+          if (allowed && (videoKey === null || !allowed.has(videoKey))) continue;
+          scores.set(key, (scores.get(key) ?? 0) + weight * saturation(frequency, length));
+        }
+      }
+      const kth = kthLargest(scores, limit);
+      return [...scores]
+        .filter(([, value]) => value >= kth)
+        .sort((x, y) => y[1] - x[1] || x[0] - y[0])
+        .slice(0, limit);
     };
-    const limit = Math.floor(query.limit);
-    if (atOnce || phrases.length > 0 || terms.length <= 2) await score(terms);
-    else {
-      // MaxScore: a term adds at most weight · idf · (k1 + 1) to a document, however often it occurs. Common terms
-      // ("make" is in 6,893 of 8,648 how-to videos; its idf is the 1e-6 floor) have the longest lists and add little.
-      // The two strongest terms are scored first: the k-th score is a floor for the true k-th. The weakest other terms
-      // whose bounds sum below that floor cannot alone put a document in the top k: their lists are not read. The other
-      // lists are, and each document found keeps an exact partial score. A document may still reach the top k only if
-      // its partial score plus the skipped terms' bounds reaches the k-th partial score; those few are scored with the
-      // skipped terms, so the top k is exact, from the skipped lists' blocks that hold them. (Read from the documents'
-      // own term lists instead, as schema 3 could, p95 at 10,000 hours was 98 against 68–79 ms naive, 76 against 50–57
-      // visual: a whole-video document's term list is a few kilobytes of TOAST.)
-      await score(terms.slice(0, 2));
-      const floor = kthLargest(scores, limit);
-      const rest = terms.slice(2);
-      let skipped = 0;
-      let skippedBound = 0;
-      while (skipped < rest.length && skippedBound + (rest[rest.length - 1 - skipped]?.bound ?? 0) < floor) skippedBound += rest[rest.length - 1 - skipped++]?.bound ?? 0;
-      await score(rest.slice(0, rest.length - skipped));
-      const weak = rest.slice(rest.length - skipped);
-      if (weak.length > 0) {
-        const kth = kthLargest(scores, limit);
-        const open = [...scores].filter(([, partial]) => partial + skippedBound >= kth).map(([key]) => key);
-        await score(weak, open);
+    // Terms too common to rank by are left out as the SQLite store leaves them out (see `commonTerms`), unless the
+    // others bring fewer documents than asked for: then the search runs again with them.
+    const counts = new Map([...oneWord.keys()].map((token) => [token, known.get(token)?.count ?? 0]));
+    const left = commonTerms(counts, totals.documents, othersAsked, query.commonShare ?? flooredShare);
+    if (left.size > 0) {
+      const reduced = new Map(single);
+      for (const token of left) {
+        const weight = (single.get(token) ?? 0) - (oneWord.get(token) ?? 0);
+        if (weight > 0) reduced.set(token, weight);
+        else reduced.delete(token);
       }
+      const ranked = await rank(reduced);
+      if (ranked.length >= Math.floor(query.limit)) return ranked;
     }
-    for (const phrase of phrases) {
-      const hits = await this.phraseHits(client, index, phrase.tokens, weights, loadFields);
-      const weight = phrase.weight * idf(hits.size);
-      for (const [key, { frequency, length, videoKey }] of hits) {
-        if (allowed && (videoKey === null || !allowed.has(videoKey))) continue;
-        scores.set(key, (scores.get(key) ?? 0) + weight * saturation(frequency, length));
-      }
-    }
-    const kth = kthLargest(scores, limit);
-    return [...scores]
-      .filter(([, value]) => value >= kth)
-      .sort((x, y) => y[1] - x[1] || x[0] - y[0])
-      .slice(0, limit);
+    return rank(single);
   }
 
   /** Documents holding the phrase in a weighted field, with its weighted count, their length and video. */

@@ -7,7 +7,7 @@ import { VideoRagError } from "../../spec/index.js";
 import type { Chunk, EntityDescriptionUpdate, EntityMatch, GraphEntity, GraphRelation, GraphSource, GraphStats, GraphStore } from "../../spec/index.js";
 import { toChunk, toGraphEntity, type ChunkRow, type EntityRow } from "../shared-graph-rows.js";
 import { toEntityMatches } from "../shared-matches.js";
-import { checkCount, defaultChunksPerEntity, defaultRelationsPerEntity, entityFieldWeights, termWeights } from "../store-checks.js";
+import { checkCount, commonEntityShare, defaultChunksPerEntity, defaultRelationsPerEntity, entityFieldWeights, termWeights } from "../store-checks.js";
 import { prepared } from "./prepared.js";
 import { chunkBlocks, SegmentBlocks, withSegmentBlocks, type BlockColumns, type ChunkTextColumns, type DescriptionColumns } from "./packed-rows.js";
 import type { PostgresContext } from "./postgres-context.js";
@@ -183,7 +183,7 @@ export class PostgresGraph implements GraphStore {
       let matches: [number, number][];
       if (query.videoIds) {
         // Entities with a source in those videos: ranked among all, then kept, as SQLite's filtered MATCH does.
-        const all = await this.context.lexical.search(client, "entity", { terms, phrases: [], fieldWeights, limit: Number.MAX_SAFE_INTEGER }, entityFields);
+        const all = await this.context.lexical.search(client, "entity", { terms, phrases: [], fieldWeights, limit: Number.MAX_SAFE_INTEGER, commonShare: commonEntityShare }, entityFields);
         const { rows } = await client.query<{ key: number }>(
           `SELECT DISTINCT s.entity_key AS key FROM entity_sources s JOIN videos v ON v.key = s.video_key
             WHERE v.status = 'ready' AND v.id = ANY($1::text[]) AND s.entity_key = ANY($2::bigint[])`,
@@ -192,7 +192,7 @@ export class PostgresGraph implements GraphStore {
         const kept = new Set(rows.map((row) => row.key));
         matches = all.filter(([key]) => kept.has(key)).slice(0, limit);
       } else {
-        matches = await this.context.lexical.search(client, "entity", { terms, phrases: [], fieldWeights, limit }, entityFields);
+        matches = await this.context.lexical.search(client, "entity", { terms, phrases: [], fieldWeights, limit, commonShare: commonEntityShare }, entityFields);
       }
       if (matches.length === 0) return [];
       const { rows } = await client.query<EntityRow>({ ...entitiesByKey, values: [matches.map(([key]) => key)] });

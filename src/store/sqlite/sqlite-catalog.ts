@@ -34,7 +34,6 @@ interface ClipRow extends ClipTextRow {
 function prepareCatalogStatements(db: Database.Database) {
   return {
     listVideos: db.prepare(`SELECT ${videoColumns} FROM videos WHERE status = 'ready' ORDER BY ingested_at DESC, key DESC`),
-    changesHere: db.prepare(`SELECT total_changes()`).pluck(),
     insertPending: db.prepare(`INSERT INTO videos (id, status) VALUES (?, 'pending') ON CONFLICT (id) DO NOTHING`),
     insertVideo: db.prepare(`INSERT INTO videos (id, status, path, title, kind, duration_seconds, size_bytes, width, height,
           has_audio, has_video, times_estimated, ingested_at, clip_count, fingerprint, language)
@@ -113,12 +112,12 @@ export class SqliteCatalog implements VideoCatalog {
 
   /**
    * Every ready video, newest first. Each question reads the list (a video it names scopes it), and building 8,648 of
-   * them took half of a lite answer's time, so the last list is kept while nothing in the file has changed: SQLite's
-   * `data_version` moves when another connection (another process) commits, `total_changes()` when this one writes.
+   * them took half of a lite answer's time, so the last list is kept while nothing in the file has changed
+   * (`changeStamp`).
    */
   async listVideos(): Promise<Video[]> {
     return this.context.guard("cannot list videos", () => {
-      const stamp = `${this.context.db.pragma("data_version", { simple: true }) as number}:${this.statements.changesHere.get() as number}`;
+      const stamp = this.context.changeStamp();
       if (this.listed?.stamp !== stamp) {
         this.listed = { stamp, videos: (this.statements.listVideos.all() as VideoRow[]).map((row) => Object.freeze(toVideo(row))) };
       }

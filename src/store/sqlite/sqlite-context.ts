@@ -8,6 +8,7 @@ import { deflateSegmentBlocks, encodeSegmentBlocks } from "../packed-text.js";
 import type { VideoRow } from "../shared-catalog-rows.js";
 import { speakerLabels } from "../shared-speaker-rows.js";
 import { PackedReader, preparePackedStatements, type PackedStatements } from "./sqlite-packed-reader.js";
+import { FtsTermCounts } from "./sqlite-term-counts.js";
 import { LexicalIndexes } from "./sqlite-text-index.js";
 
 /** Maps what better-sqlite3 throws to our codes: a held lock is STORE_LOCKED (worth retrying), the rest STORE_FAILED. */
@@ -42,6 +43,8 @@ function prepareSharedStatements(db: Database.Database) {
     deleteSegmentBlocks: db.prepare(`DELETE FROM segment_blocks WHERE video_key = ?`),
     insertSegmentBlock: db.prepare(`INSERT INTO segment_blocks (video_key, block_index, min_start_second,
         max_start_second, max_end_second, segments) VALUES (?, ?, ?, ?, ?, ?)`),
+    dataVersion: db.prepare(`PRAGMA data_version`).pluck(),
+    changesHere: db.prepare(`SELECT total_changes()`).pluck(),
     deleteSpeakerLabels: db.prepare(`DELETE FROM segment_speakers WHERE video_key = ?`),
     insertSpeakerLabel: db.prepare(`INSERT INTO segment_speakers (video_key, label, label_key) VALUES (?, ?, ?)`),
   };
@@ -55,6 +58,8 @@ export class SqliteContext {
   private readonly packedStatements: PackedStatements;
   readonly blockCache = new BlockCache();
   readonly lexical: LexicalIndexes;
+  /** Document counts of search terms, kept while the file is unchanged. */
+  readonly termCounts: FtsTermCounts;
 
   constructor(
     readonly db: Database.Database,
@@ -63,6 +68,15 @@ export class SqliteContext {
     this.statements = prepareSharedStatements(db);
     this.packedStatements = preparePackedStatements(db);
     this.lexical = new LexicalIndexes(db);
+    this.termCounts = new FtsTermCounts(db, () => this.changeStamp());
+  }
+
+  /**
+   * Moves whenever the file may have changed, for what is kept between reads: SQLite's `data_version` moves when another
+   * connection (another process) commits, `total_changes()` when this one writes.
+   */
+  changeStamp(): string {
+    return `${this.statements.dataVersion.get() as number}:${this.statements.changesHere.get() as number}`;
   }
 
   /**

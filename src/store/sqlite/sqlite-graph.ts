@@ -15,11 +15,12 @@ import type {
 } from "../../spec/index.js";
 import { gatherRelation } from "../../graph/merge-graph.js";
 import { toChunk, toGraphEntity, type ChunkRow as ChunkColumns, type EntityRow } from "../shared-graph-rows.js";
-import { toEntityMatches, type RankedKey } from "../shared-matches.js";
+import { toEntityMatches } from "../shared-matches.js";
 import {
   checkCount,
   checkDescriptions,
   checkLimit,
+  commonEntityShare,
   defaultChunksPerEntity,
   defaultRelationsPerEntity,
   entityFieldWeights,
@@ -28,7 +29,7 @@ import {
 import type { SqliteContext } from "./sqlite-context.js";
 import type { SqliteGraphWrites } from "./sqlite-graph-writes.js";
 import type { ChunkTextRow, PackedReader } from "./sqlite-packed-reader.js";
-import { quote, repeatable } from "./sqlite-text-index.js";
+import { rankByBm25 } from "./sqlite-text-index.js";
 
 interface SourceRow {
   /** The entity or relation the source is of. */
@@ -216,29 +217,14 @@ export class SqliteGraph implements GraphStore {
       const limit = Math.floor(query.limit);
       const weights = termWeights(query.terms);
       if (limit === 0 || weights.size === 0) return [];
+      const filter = query.videoIds && {
+        sql: ` AND rowid IN (SELECT s.entity_key FROM json_each(?) j CROSS JOIN videos v ON v.id = j.value
+            CROSS JOIN entity_sources s ON s.video_key = v.key WHERE v.status = 'ready')`,
+        parameters: [JSON.stringify(query.videoIds)],
+      };
       const bm25 = `bm25(entity_fts, ${entityFieldWeights.name}, ${entityFieldWeights.description})`;
-      const filter = query.videoIds
-        ? ` AND rowid IN (SELECT s.entity_key FROM json_each(?) j CROSS JOIN videos v ON v.id = j.value
-            CROSS JOIN entity_sources s ON s.video_key = v.key WHERE v.status = 'ready')`
-        : "";
-      const filterParameters = query.videoIds ? [JSON.stringify(query.videoIds)] : [];
-      let matches: RankedKey[];
-      if (repeatable(weights)) {
-        const match = [...weights].flatMap(([text, weight]) => Array<string>(weight).fill(quote(text))).join(" OR ");
-        const statement = this.context.prepareSearch(
-          `SELECT rowid, -${bm25} AS score FROM entity_fts WHERE entity_fts MATCH ?${filter} ORDER BY score DESC LIMIT ?`,
-        );
-        matches = statement.all(match, ...filterParameters, limit) as RankedKey[];
-      } else {
-        const statement = this.context.prepareSearch(`SELECT rowid, -${bm25} AS score FROM entity_fts WHERE entity_fts MATCH ?${filter}`);
-        const scores = new Map<number, number>();
-        for (const [text, weight] of weights) {
-          for (const [key, score] of statement.all(quote(text), ...filterParameters) as RankedKey[]) {
-            scores.set(key, (scores.get(key) ?? 0) + weight * score);
-          }
-        }
-        matches = [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);
-      }
+      const ranking = { table: "entity_fts", bm25, weights, phrases: [], restriction: "", commonShare: commonEntityShare, limit };
+      const matches = rankByBm25(this.context, filter ? { ...ranking, filter } : ranking);
       if (matches.length === 0) return [];
       const rows = this.statements.entitiesByKeys.all(JSON.stringify(matches.map(([key]) => key))) as EntityRow[];
       return toEntityMatches(matches, rows);

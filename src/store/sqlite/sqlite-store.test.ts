@@ -665,17 +665,43 @@ test("chapter scores after write-backs, re-commits and removals are those of a f
   }
 });
 
-test("FTS5's column totals are read from its averages record, multi-byte and nine-byte varints included", async () => {
-  const { ftsColumnTotals } = await import("./sqlite-text-index.js");
+test("FTS5's row count and column totals are read from its averages record, multi-byte and nine-byte varints included", async () => {
+  const { ftsAverages } = await import("./sqlite-text-index.js");
   // Row count 3, then totals 0, 300 (two bytes), and 511 written in nine bytes (the last carrying eight bits).
   const record = Buffer.from([0x03, 0x00, 0x82, 0x2c, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x81, 0xff]);
-  assert.deepEqual(ftsColumnTotals(record), [0, 300, 511]);
+  assert.deepEqual(ftsAverages(record), { rows: 3, columnTotals: [0, 300, 511] });
   const db = new Database(":memory:");
   db.exec(`CREATE VIRTUAL TABLE t USING fts5 (a, b, c, content = '')`);
   db.prepare(`INSERT INTO t (rowid, a, b, c) VALUES (?, ?, ?, ?)`).run(1, "one two three", "", "four");
   db.prepare(`INSERT INTO t (rowid, a, b, c) VALUES (?, ?, ?, ?)`).run(2, "five", "", "");
   db.prepare(`INSERT INTO t (t, rowid, a, b, c) VALUES ('delete', ?, ?, ?, ?)`).run(1, "one two three", "", "four");
   const block = db.prepare(`SELECT block FROM t_data WHERE id = 1`).pluck().get() as Buffer;
-  assert.deepEqual(ftsColumnTotals(block), [1, 0, 0], "what the delete took away is no longer counted");
+  assert.deepEqual(ftsAverages(block), { rows: 1, columnTotals: [1, 0, 0] }, "what the delete took away is no longer counted");
   db.close();
+});
+
+test("how many clips hold a word is counted again after this connection's writes and after another connection's commits", async () => {
+  const path = freshPath();
+  const store = openSqliteStore(path);
+  const other = openSqliteStore(path);
+  try {
+    // "make" in 950 of 2,000 clips: under half, so it is searched and adds to the pancake clips' scores.
+    const texts = (count: number, from: number, withMake: (index: number) => boolean): string[] =>
+      Array.from({ length: count }, (_, index) => `${withMake(index) ? "make" : "stir"} it ${from + index}${from + index < 20 ? " pancake" : ""}`);
+    await store.commitVideo(sampleVideo("a", texts(2_000, 0, (index) => index < 950)));
+    const best = async (words: string): Promise<string> => {
+      const [match] = await store.searchClips({ terms: words.split(" ").map((text) => ({ text, weight: 1 })), limit: 10 });
+      return `${match?.clipIndex} ${match?.score.toFixed(9)}`;
+    };
+    assert.notEqual(await best("make pancake"), await best("pancake"), "under half the clips: make counts");
+    // Another process commits 200 clips with make: 1,150 of 2,200, over half: make is left out.
+    await other.commitVideo(sampleVideo("b", texts(200, 2_000, () => true)));
+    assert.equal(await best("make pancake"), await best("pancake"), "over half once the other connection committed");
+    // This connection removes them again: under half, counted again.
+    await store.removeVideo("b");
+    assert.notEqual(await best("make pancake"), await best("pancake"), "under half again after this connection's removal");
+  } finally {
+    await other.close();
+    await store.close();
+  }
 });

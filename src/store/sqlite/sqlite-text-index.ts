@@ -6,7 +6,7 @@ import type { ClipMatch, LexicalQuery, TextIndex, VideoMatch } from "../../spec/
 import { BlockCache } from "../block-cache.js";
 import { toClipMatches, toVideoMatches, type ClipMatchRow, type RankedKey } from "../shared-matches.js";
 import { hasSpaceless, indexedText, type IndexedTextOptions } from "../../text/index.js";
-import { checkLexicalQuery, hasToken, termWeights, videoDocument } from "../store-checks.js";
+import { checkLexicalQuery, flooredShare, hasToken, termWeights, videoDocument } from "../store-checks.js";
 import type { SqliteContext } from "./sqlite-context.js";
 import { PackedReader, preparePackedStatements, type ClipText } from "./sqlite-packed-reader.js";
 
@@ -37,10 +37,11 @@ const forgetRow = (table: string, columns: string[]): string =>
 const clipColumns = ["transcript", "screen", "visual", "video"];
 
 /**
- * Each column's token total in an FTS5 index, from its averages record (the `_data` row with id 1: the row count, then
- * one total per column, as SQLite varints), which FTS5 keeps exact through every insert and delete for bm25().
+ * An FTS5 index's row count and each column's token total, from its averages record (the `_data` row with id 1: the
+ * row count, then one total per column, as SQLite varints), which FTS5 keeps exact through every insert and delete
+ * for bm25().
  */
-export function ftsColumnTotals(record: Buffer): number[] {
+export function ftsAverages(record: Buffer): { rows: number; columnTotals: number[] } {
   const values: number[] = [];
   let at = 0;
   while (at < record.length) {
@@ -57,7 +58,7 @@ export function ftsColumnTotals(record: Buffer): number[] {
     }
     values.push(value);
   }
-  return values.slice(1);
+  return { rows: values[0] ?? 0, columnTotals: values.slice(1) };
 }
 
 /** How each lexical index is written and forgotten; a row is forgotten only where its docsize row says it is indexed. */
@@ -240,35 +241,52 @@ export interface Bm25Ranking {
   table: string;
   /** The `bm25(table, weights…)` call, its column weights written as plain numbers (bm25() takes literals). */
   bm25: string;
-  /** The columns the terms and phrases are matched in. */
-  columns: readonly string[];
+  /** The columns the terms and phrases are matched in; every column when absent. */
+  columns?: readonly string[];
   /** Terms (see `termWeights`) with their weights. */
   weights: Map<string, number>;
   phrases: string[];
   /** An FTS5 expression the match must also satisfy (see `videoRestriction`), or "". */
   restriction: string;
+  /** The share of rows from which a one-word term is too common to rank by (see `commonTerms`); `flooredShare` when absent. */
+  commonShare?: number;
+  /** SQL the rows must also satisfy, after the match (" AND rowid IN (…)"), with its parameters. */
+  filter?: { sql: string; parameters: unknown[] };
   limit: number;
 }
 
 /**
  * Best rows first as [rowid, score], BM25 through FTS5 (k1 = 1.2, b = 0.75), higher is better. FTS5's bm25() sums over
  * the query's phrases, so integer term weights are exact when the term is repeated; other weights take a slower,
- * equally exact path of one query per term summed here.
+ * equally exact path of one query per term summed here. Terms too common to rank by are left out (see `commonTerms`)
+ * unless the others find fewer rows than the limit.
  */
 export function rankByBm25(context: SqliteContext, ranking: Bm25Ranking): RankedKey[] {
+  const { table, columns, weights, phrases, commonShare = flooredShare } = ranking;
+  const informative = context.termCounts.informative(table, columns, weights, phrases.length > 0, commonShare);
+  if (informative !== weights) {
+    const ranked = rankWeighted(context, { ...ranking, weights: informative });
+    // Fewer rows than asked for: the search runs again with every term.
+    if (ranked.length >= ranking.limit) return ranked;
+  }
+  return rankWeighted(context, ranking);
+}
+
+function rankWeighted(context: SqliteContext, ranking: Bm25Ranking): RankedKey[] {
   const { table, bm25, weights, phrases, restriction, limit } = ranking;
-  const columns = `{${ranking.columns.join(" ")}}`;
+  const columns = ranking.columns ? `{${ranking.columns.join(" ")}} : ` : "";
+  const { sql: filter, parameters } = ranking.filter ?? { sql: "", parameters: [] };
   if (repeatable(weights)) {
     const parts = [...weights].flatMap(([text, weight]) => Array<string>(weight).fill(quote(text)));
     parts.push(...phrases.map(quote));
-    const match = `${columns} : (${parts.join(" OR ")})${restriction}`;
-    const statement = context.prepareSearch(`SELECT rowid, -${bm25} AS score FROM ${table} WHERE ${table} MATCH ? ORDER BY score DESC LIMIT ?`);
-    return statement.all(match, limit) as RankedKey[];
+    const match = `${columns}(${parts.join(" OR ")})${restriction}`;
+    const statement = context.prepareSearch(`SELECT rowid, -${bm25} AS score FROM ${table} WHERE ${table} MATCH ?${filter} ORDER BY score DESC LIMIT ?`);
+    return statement.all(match, ...parameters, limit) as RankedKey[];
   }
-  const statement = context.prepareSearch(`SELECT rowid, -${bm25} AS score FROM ${table} WHERE ${table} MATCH ?`);
+  const statement = context.prepareSearch(`SELECT rowid, -${bm25} AS score FROM ${table} WHERE ${table} MATCH ?${filter}`);
   const scores = new Map<number, number>();
   const add = (expression: string, weight: number): void => {
-    for (const [key, score] of statement.all(`${columns} : (${expression})${restriction}`) as RankedKey[]) {
+    for (const [key, score] of statement.all(`${columns}(${expression})${restriction}`, ...parameters) as RankedKey[]) {
       scores.set(key, (scores.get(key) ?? 0) + weight * score);
     }
   };
@@ -336,7 +354,7 @@ export class SqliteTextIndex implements TextIndex {
     // Channels no row holds a word in cannot match: in a library of transcripts, a search for visual words alone reads
     // every doclist of its terms (FTS5 filters columns after reading them) to find nothing.
     const [record] = (this.context.prepareSearch(`SELECT block FROM ${table}_data WHERE id = 1`).get() as [Buffer] | undefined) ?? [];
-    const totals = record ? ftsColumnTotals(record) : [];
+    const totals = record ? ftsAverages(record).columnTotals : [];
     if (searched.every((column) => totals[clipColumns.indexOf(column)] === 0)) return [];
     return rankByBm25(this.context, {
       table,
