@@ -58,7 +58,7 @@ export class SqliteContext {
   private readonly packedStatements: PackedStatements;
   readonly blockCache = new BlockCache();
   readonly lexical: LexicalIndexes;
-  /** Document counts of search terms, kept while the file is unchanged. */
+  /** Document counts of search terms, kept while their index is unchanged. */
   readonly termCounts: FtsTermCounts;
 
   constructor(
@@ -68,7 +68,7 @@ export class SqliteContext {
     this.statements = prepareSharedStatements(db);
     this.packedStatements = preparePackedStatements(db);
     this.lexical = new LexicalIndexes(db);
-    this.termCounts = new FtsTermCounts(db, () => this.changeStamp());
+    this.termCounts = new FtsTermCounts(db);
   }
 
   /**

@@ -1,26 +1,30 @@
-// How many rows of an FTS5 index hold each one-word term of a search, for leaving out the terms whose idf BM25 floors
-// (`uninformativeTerms` in store-checks.ts). FTS5 counts them as bm25() does: it reads the term's whole list, deleted
-// rows left out, which costs about what searching the term costs. So the counts are kept while nothing in the file
-// changes (see `SqliteContext.changeStamp`): a question's words recur, and a library changes far less often than it
-// is searched.
+// How many rows of an FTS5 index hold each one-word term of a search, for leaving out the terms too common to rank by
+// (`commonTerms` in store-checks.ts). FTS5 counts them as bm25() does: it reads the term's whole list, which costs
+// about what searching the term costs. So the counts are kept while the index is unchanged: a question's words recur,
+// and an index changes far less often than it is searched. Whether it changed is read from two records FTS5 keeps in
+// the index's `_data` table, whoever wrote it (this connection or another process): the structure record (id 10),
+// whose write counter moves with every transaction that writes to the index, and the averages record (id 1: the row
+// count and each column's token total). A question that writes only to the extraction ledger leaves both alone.
 
 import type Database from "better-sqlite3";
 import { commonTermMinimum, commonTerms, isOneWord } from "../store-checks.js";
 import { ftsAverages, quote } from "./sqlite-text-index.js";
 
-/** Counts kept at most; past this the cache starts again (a few megabytes). */
-const maxKept = 50_000;
+/** Counts kept per index at most; past this its cache starts again (a few megabytes). */
+const maxKept = 20_000;
+
+/** One index's counts, and the records they were counted under. */
+interface IndexCounts {
+  version: Buffer;
+  rows: number;
+  counts: Map<string, number>;
+}
 
 export class FtsTermCounts {
-  private stamp = "";
-  private readonly counts = new Map<string, number>();
-  private readonly rowCounts = new Map<string, number>();
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly indexes = new Map<string, IndexCounts>();
+  private readonly statements = new Map<string, { version: Database.Statement; count: Database.Statement }>();
 
-  constructor(
-    private readonly db: Database.Database,
-    private readonly changeStamp: () => string,
-  ) {}
+  constructor(private readonly db: Database.Database) {}
 
   /**
    * `weights` without the one-word terms too common to rank a search of `table` by (see `commonTerms`), counted in
@@ -29,53 +33,56 @@ export class FtsTermCounts {
   informative(table: string, columns: readonly string[] | undefined, weights: Map<string, number>, phrases: boolean, share: number): Map<string, number> {
     const words = [...weights.keys()].filter(isOneWord);
     if (words.length === 0 || (words.length === weights.size && words.length === 1 && !phrases)) return weights;
-    this.checkStamp();
-    const documents = this.rows(table);
-    const least = Math.max(commonTermMinimum, share * documents);
-    if (documents < least) return weights;
+    const index = this.current(table);
+    const least = Math.max(commonTermMinimum, share * index.rows);
+    if (index.rows < least) return weights;
     const filter = columns ? `{${columns.join(" ")}} : ` : "";
     // A video's text is its clips', so no more videos than clips hold a word, and some do when some clip does: a word
     // too few clips hold to be common needs no count of videos.
-    const clipsFirst = table === "video_fts";
+    const clips = table === "video_fts" ? this.current("clip_fts") : undefined;
     const counts = new Map(
       words.map((word) => {
-        const clips = clipsFirst ? this.count("clip_fts", filter, word) : least;
-        return [word, clips < least ? clips : this.count(table, filter, word)];
+        const inClips = clips ? this.count("clip_fts", clips, filter, word) : least;
+        return [word, inClips < least ? inClips : this.count(table, index, filter, word)];
       }),
     );
-    const common = commonTerms(counts, documents, phrases || words.length < weights.size, share);
+    const common = commonTerms(counts, index.rows, phrases || words.length < weights.size, share);
     return common.size === 0 ? weights : new Map([...weights].filter(([text]) => !common.has(text)));
   }
 
-  private checkStamp(): void {
-    const stamp = this.changeStamp();
-    if (stamp === this.stamp && this.counts.size < maxKept) return;
-    this.stamp = stamp;
-    this.counts.clear();
-    this.rowCounts.clear();
+  /** The index's kept counts, started again when its records say it was written since (or when they grew too many). */
+  private current(table: string): IndexCounts {
+    const records = new Map(this.statementsOf(table).version.all() as [number, Buffer][]);
+    const averages = records.get(1);
+    const version = Buffer.concat([records.get(10) ?? Buffer.alloc(0), Buffer.from([0xff]), averages ?? Buffer.alloc(0)]);
+    let index = this.indexes.get(table);
+    if (!index || !index.version.equals(version) || index.counts.size >= maxKept) {
+      index = { version, rows: averages ? ftsAverages(averages).rows : 0, counts: new Map() };
+      this.indexes.set(table, index);
+    }
+    return index;
   }
 
   /** Rows holding the word in the filter's columns, as bm25() counts them for its idf. */
-  private count(table: string, filter: string, word: string): number {
-    const key = `${table}\u0000${filter}\u0000${word}`;
-    let count = this.counts.get(key);
+  private count(table: string, index: IndexCounts, filter: string, word: string): number {
+    const key = `${filter}\u0000${word}`;
+    let count = index.counts.get(key);
     if (count === undefined) {
-      let statement = this.statements.get(table);
-      if (!statement) this.statements.set(table, (statement = this.db.prepare(`SELECT count(*) FROM ${table} WHERE ${table} MATCH ?`).pluck()));
-      count = statement.get(filter + quote(word)) as number;
-      this.counts.set(key, count);
+      count = this.statementsOf(table).count.get(filter + quote(word)) as number;
+      index.counts.set(key, count);
     }
     return count;
   }
 
-  /** The index's row count, bm25()'s N, from its averages record. */
-  private rows(table: string): number {
-    let rows = this.rowCounts.get(table);
-    if (rows === undefined) {
-      const record = this.db.prepare(`SELECT block FROM ${table}_data WHERE id = 1`).pluck().get() as Buffer | undefined;
-      rows = record ? ftsAverages(record).rows : 0;
-      this.rowCounts.set(table, rows);
+  private statementsOf(table: string): { version: Database.Statement; count: Database.Statement } {
+    let statements = this.statements.get(table);
+    if (!statements) {
+      statements = {
+        version: this.db.prepare(`SELECT id, block FROM ${table}_data WHERE id IN (1, 10)`).raw(),
+        count: this.db.prepare(`SELECT count(*) FROM ${table} WHERE ${table} MATCH ?`).pluck(),
+      };
+      this.statements.set(table, statements);
     }
-    return rows;
+    return statements;
   }
 }
