@@ -116,7 +116,7 @@ export const flooredShare = 0.5;
  * The share for entity searches: an entity is found by its name, and a word in more than 1 of 20 entities' names and
  * descriptions names none of them ("make", "like", "one": descriptions quote what is said). Measured on the how-to
  * library (45,534 entities): the 534 dev and 267 human questions' source videos rank as before with shares of 2%, 5%
- * and 10%, and its entity searches cost a fifth as much at p95.
+ * and 10%, and the entity search of its costliest question went from 11.4 to 0.8 ms.
  */
 export const commonEntityShare = 0.05;
 
