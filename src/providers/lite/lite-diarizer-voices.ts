@@ -43,6 +43,31 @@ export interface VoiceClusterSettings {
   minClusters: number;
   /** When given, merge down to this many groups whatever the threshold says. */
   maxClusters?: number;
+  /**
+   * The log pitch of every frame (NaN where unvoiced), and how far apart (natural log) two groups' median pitches may
+   * lie and still merge; `maxClusters` overrides it.
+   */
+  pitch?: { logPitches: Float32Array; veto: number };
+}
+
+/** Voiced frames a group needs for its median pitch to count. */
+const minVoicedFrames = 20;
+
+/** The median of the loud voiced frames' log pitch of each group: NaN for a group with too few of them. */
+function medianPitches(logPitches: Float32Array, reliable: Uint8Array | undefined, speech: SpeechFrames, labels: Int32Array, clusterCount: number): number[][] {
+  const lists: number[][] = Array.from({ length: clusterCount }, () => []);
+  for (let s = 0; s < speech.length; s += 1) {
+    const frame = speech[s] as number;
+    const value = logPitches[frame] as number;
+    if (!Number.isNaN(value) && (!reliable || reliable[frame] === 1)) lists[labels[s] as number]?.push(value);
+  }
+  return lists;
+}
+
+function median(values: number[] | undefined): number {
+  if (!values || values.length < minVoicedFrames) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1] as number;
 }
 
 /**
@@ -181,15 +206,20 @@ export function clusterByVoiceDistance(
     }
     return (distance * na * nb) / (na + nb);
   };
+  // Each group's voiced pitches, merged with it; two groups too far apart in median pitch are never one voice.
+  const pitches = settings.pitch ? medianPitches(settings.pitch.logPitches, features.reliable, speech, current, clusterCount) : [];
+  const medians = pitches.map(median);
+  const apart = (a: number, b: number): boolean => settings.pitch !== undefined && Math.abs((medians[a] as number) - (medians[b] as number)) > settings.pitch.veto;
   let alive = sums.filter(Boolean).length;
   while (alive > settings.minClusters) {
     let bestA = -1;
     let bestB = -1;
     let best = Infinity;
+    const mustMerge = settings.maxClusters !== undefined && alive > settings.maxClusters;
     for (let a = 0; a < clusterCount; a += 1) {
       if (!sums[a]) continue;
       for (let b = a + 1; b < clusterCount; b += 1) {
-        if (!sums[b]) continue;
+        if (!sums[b] || (!mustMerge && apart(a, b))) continue;
         const value = tSquared(a, b);
         if (value < best) {
           best = value;
@@ -199,7 +229,6 @@ export function clusterByVoiceDistance(
       }
     }
     if (bestA < 0) break;
-    const mustMerge = settings.maxClusters !== undefined && alive > settings.maxClusters;
     if (!mustMerge && best >= settings.threshold) break;
     const into = sums[bestA] as Float64Array;
     const from = sums[bestB] as Float64Array;
@@ -207,6 +236,10 @@ export function clusterByVoiceDistance(
     counts[bestA] = (counts[bestA] as number) + (counts[bestB] as number);
     sums[bestB] = undefined;
     for (let s = 0; s < current.length; s += 1) if (current[s] === bestB) current[s] = bestA;
+    if (settings.pitch) {
+      pitches[bestA] = (pitches[bestA] ?? []).concat(pitches[bestB] ?? []);
+      medians[bestA] = median(pitches[bestA]);
+    }
     alive -= 1;
   }
   return renumber(current);

@@ -161,6 +161,27 @@ test("groups of one voice merge by T², a short distinct voice keeps its own gro
   assert.equal(Math.max(...one) + 1, 1);
 });
 
+test("two groups alike in cepstra but an octave apart in pitch stay two voices, unless a count says one", () => {
+  // Frames of 4 values from one distribution; group 0 voiced at 110 Hz, group 1 at 220 Hz (every tenth frame unvoiced).
+  let state = 777;
+  const uniform = (): number => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) + 0.5) / 2 ** 32;
+  const gaussian = (): number => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+  const total = 4000;
+  const dimensions = 4;
+  const values = Float32Array.from({ length: total * dimensions }, gaussian);
+  const labels = Int32Array.from({ length: total }, (_, index) => (index < total / 2 ? 0 : 1));
+  const logPitches = Float32Array.from({ length: total }, (_, index) => (index % 10 === 0 ? Number.NaN : Math.log(index < total / 2 ? 110 : 220) + 0.03 * gaussian()));
+  const speech = Int32Array.from({ length: total }, (_, index) => index);
+  const features = { values, stride: dimensions, dimensions };
+  const settings = { pieceFrames: 50, minReliableFrames: 10, threshold: 175, minClusters: 1 };
+  assert.equal(Math.max(...clusterByVoiceDistance(features, speech, labels, 2, settings)) + 1, 1, "without pitch: one voice");
+  const pitch = { logPitches, veto: 0.3 };
+  assert.equal(Math.max(...clusterByVoiceDistance(features, speech, labels, 2, { ...settings, pitch })) + 1, 2, "an octave apart: two");
+  const near = { logPitches: logPitches.map((value, index) => (index < total / 2 ? value : value - Math.log(2) + 0.1)), veto: 0.3 };
+  assert.equal(Math.max(...clusterByVoiceDistance(features, speech, labels, 2, { ...settings, pitch: near })) + 1, 1, "a tenth apart: one");
+  assert.equal(Math.max(...clusterByVoiceDistance(features, speech, labels, 2, { ...settings, pitch, maxClusters: 1 })) + 1, 1, "one asked for");
+});
+
 test("the FFT matches a direct DFT", () => {
   const size = 64;
   const real = Float64Array.from({ length: size }, (_, index) => Math.sin(index * 0.3) + 0.5 * Math.cos(index * 1.7) + (index % 5) / 10);

@@ -8,7 +8,7 @@
 //  5. A background GMM of the file's speech; a model per group by MAP adaptation; Viterbi re-segmentation.
 //  6. The groups merged bottom-up while the closest two look like one voice (or until `speakers` remain): Hotelling's
 //     T² between their half-second pieces' mean cepstra, whitened by the spread within the groups of this very file
-//     (lite-diarizer-voices.ts); then one more re-segmentation. The older rule, the cross likelihood ratio of the
+//     (lite-diarizer-voices.ts), never two whose median pitch lies far apart; then one more re-segmentation. The older rule, the cross likelihood ratio of the
 //     groups' mixtures (`voiceMerge: 0`), told voices apart less well and let short voices be swallowed. An eigengap
 //     count over 2 s pieces (lite-diarizer-spectral.ts, `spectralCount`) can set where the CLR merging stops instead;
 //     it is off: it scored worse held out (docs/benchmarks.md).
@@ -85,6 +85,12 @@ export interface LiteDiarizerSettings {
   voicePieceSeconds: number;
   /** Of the cepstra, how many the T² compares. */
   voiceDimensions: number;
+  /**
+   * Two groups whose median pitch (natural log, over their loud voiced frames) differs by more than this are never
+   * one voice, whatever their cepstra say (0 for no such limit): voices of one synthesiser, or of one microphone, can
+   * share a spectral envelope an octave apart.
+   */
+  pitchVeto: number;
   /** A frame is speech, when no regions are given, this far (natural log of power) above the noise floor… */
   energyMarginNats: number;
   /** …or above this share of the way from the noise floor to loud speech, whichever is higher. */
@@ -119,6 +125,7 @@ export const defaultLiteDiarizerSettings: Readonly<LiteDiarizerSettings> = {
   voiceThreshold: 175,
   voicePieceSeconds: 0.5,
   voiceDimensions: 19,
+  pitchVeto: 0.3,
   energyMarginNats: 1.4,
   energyShare: 0.3,
 };
@@ -129,7 +136,7 @@ export interface LiteDiarizerOptions {
 }
 
 /** Bumped whenever a change can alter the turns, so the stage re-runs on ingested videos. */
-const version = 2;
+const version = 3;
 
 /** The graph sparsities the eigengap tries (neighbours kept per piece, as a share of the pieces), up to maxNeighbourShare. */
 const neighbourShares = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5];
@@ -296,6 +303,7 @@ export async function diarizeFeatures(
           pieceFrames: Math.round(settings.voicePieceSeconds / frameSeconds),
           minReliableFrames: Math.round(settings.voicePieceSeconds / frameSeconds / 5),
           threshold: settings.voiceThreshold,
+          ...(settings.pitchVeto > 0 ? { pitch: { logPitches: features.logPitches, veto: settings.pitchVeto } } : {}),
           ...countLimits,
         })
       : clusterByClr(ubm, top, gmmFeatures, speech, labels, clusterCountOf(labels), {
