@@ -150,7 +150,8 @@ export async function benchServer(): Promise<Record<string, unknown>> {
         transcodedVideo: `${popeye.title} (${popeye.durationSeconds.toFixed(0)} s, HEVC in Matroska)`,
         cachedTranscodedFirstByteMs: latencyPercentiles(cachedTranscoded),
       },
-      targets: { searchP95Ms: 100, askP95Ms: 250 },
+      // Issue 30's goals for 16 clients.
+      targets: { searchP95Ms: 150, askP95Ms: 250 },
     };
   } finally {
     child.kill("SIGTERM");
