@@ -3,7 +3,7 @@
 
 import type { Store } from "../spec/index.js";
 import type { ClipRetrieverOptions, ScoredClip } from "./clip-retrievers.js";
-import { analyzeText, termKey as englishTermKey, termKeyFor, tokenize } from "./query-analyzer.js";
+import { analyzeText, keyMatcher, termKeyFor, tokenize } from "./query-analyzer.js";
 
 /** Entities matched per question: enough for the names a question uses, few enough to stay specific. */
 const matchedEntities = 30;
@@ -115,18 +115,15 @@ async function addChunkClips(
     const documents = Array.from({ length: span.clipEnd - span.clipStart + 1 }, (_, offset) => clipDocuments.get(`${chunk.videoId}#${span.clipStart + offset}`)).filter(
       (document) => document !== undefined,
     );
-    // Only the keywords' and the names' keys are looked for. A Porter stem keeps its word's first letter, so in English a
-    // word whose first letter begins none of them is not keyed at all.
-    const wanted = new Set([...keywordKeys, ...nameKeys.flat()]);
-    const initials = termKey === englishTermKey ? new Set([...wanted].map((key) => key[0])) : undefined;
+    // Only the keywords' and the names' keys are looked for.
+    const match = keyMatcher(new Set([...keywordKeys, ...nameKeys.flat()]), termKey);
     const inChunk = documents
       .flatMap((document) => {
         // Each distinct word keyed once: a clip says "the" forty times.
         const words = new Set<string>();
         for (const word of new Set(tokenize(`${document.transcript} ${document.screen} ${document.visual}`))) {
-          if (initials && !initials.has(word[0])) continue;
-          const key = termKey(word);
-          if (wanted.has(key)) words.add(key);
+          const key = match(word);
+          if (key !== undefined) words.add(key);
         }
         if (![...keywordKeys].some((key) => words.has(key))) return [];
         const named = nameKeys.filter((key) => key.length > 0 && key.every((word) => words.has(word))).length;

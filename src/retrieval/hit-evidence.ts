@@ -3,7 +3,7 @@
 // `search --explain` and the API can say why a moment was returned.
 
 import type { ClipDocument, HitProvenance } from "../spec/index.js";
-import { termKeyFor, tokenize } from "./query-analyzer.js";
+import { keyMatcher, termKeyFor, tokenize } from "./query-analyzer.js";
 
 /** Matching words shown per retriever. */
 const wordsShown = 6;
@@ -19,10 +19,10 @@ export interface MomentWords {
  * `termKeyFor(language)` makes them, the question's language.
  */
 export function momentWords(clips: readonly ClipDocument[], termKeys: ReadonlySet<string>, language?: string): MomentWords {
-  const termKey = termKeyFor(language);
+  const match = keyMatcher(termKeys, termKeyFor(language));
   const matching = (texts: string[]): string[] => {
     const found = new Set<string>();
-    for (const text of texts) for (const word of tokenize(text)) if (termKeys.has(termKey(word))) found.add(word);
+    for (const text of texts) for (const word of tokenize(text)) if (match(word) !== undefined) found.add(word);
     return [...found];
   };
   return {

@@ -2,7 +2,7 @@
 // sentences and cited by its start and end second.
 
 import type { ClipMatch, Hit, Segment, SegmentSource, Store, Video } from "../spec/index.js";
-import { termKeyFor, tokenize, type AnalyzedQuery } from "./query-analyzer.js";
+import { keyMatcher, termKeyFor, tokenize, type AnalyzedQuery } from "./query-analyzer.js";
 
 /** A merged span of matching clips, before it is described for display. */
 export interface Moment {
@@ -80,16 +80,16 @@ async function describe(
   termWeights: Map<string, number>,
   termKey: (word: string) => string,
 ): Promise<{ text: string; source: SegmentSource[]; startSecond?: number; endSecond?: number }> {
+  const match = keyMatcher(new Set(termWeights.keys()), termKey);
   const found = new Set<string>();
   const scored = segments.map((segment, position) => {
     found.clear();
     let score = 0;
     for (const word of tokenize(segment.text)) {
-      const key = termKey(word);
-      const weight = termWeights.get(key);
-      if (weight !== undefined && !found.has(key)) {
+      const key = match(word);
+      if (key !== undefined && !found.has(key)) {
         found.add(key);
-        score += weight;
+        score += termWeights.get(key) ?? 0;
       }
     }
     return { segment, position, score };
