@@ -53,8 +53,8 @@ export interface VoiceClusterSettings {
 /** Voiced frames a group needs for its median pitch to count. */
 const minVoicedFrames = 20;
 
-/** The median of the loud voiced frames' log pitch of each group: NaN for a group with too few of them. */
-function medianPitches(logPitches: Float32Array, reliable: Uint8Array | undefined, speech: SpeechFrames, labels: Int32Array, clusterCount: number): number[][] {
+/** Each group's log pitches, of its loud voiced frames. */
+function voicedPitches(logPitches: Float32Array, reliable: Uint8Array | undefined, speech: SpeechFrames, labels: Int32Array, clusterCount: number): number[][] {
   const lists: number[][] = Array.from({ length: clusterCount }, () => []);
   for (let s = 0; s < speech.length; s += 1) {
     const frame = speech[s] as number;
@@ -64,6 +64,7 @@ function medianPitches(logPitches: Float32Array, reliable: Uint8Array | undefine
   return lists;
 }
 
+/** The median of a group's voiced pitches: NaN when it has too few to say (so it is apart from no group). */
 function median(values: number[] | undefined): number {
   if (!values || values.length < minVoicedFrames) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
@@ -207,7 +208,7 @@ export function clusterByVoiceDistance(
     return (distance * na * nb) / (na + nb);
   };
   // Each group's voiced pitches, merged with it; two groups too far apart in median pitch are never one voice.
-  const pitches = settings.pitch ? medianPitches(settings.pitch.logPitches, features.reliable, speech, current, clusterCount) : [];
+  const pitches = settings.pitch ? voicedPitches(settings.pitch.logPitches, features.reliable, speech, current, clusterCount) : [];
   const medians = pitches.map(median);
   const apart = (a: number, b: number): boolean => settings.pitch !== undefined && Math.abs((medians[a] as number) - (medians[b] as number)) > settings.pitch.veto;
   let alive = sums.filter(Boolean).length;

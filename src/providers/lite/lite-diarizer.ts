@@ -8,10 +8,11 @@
 //  5. A background GMM of the file's speech; a model per group by MAP adaptation; Viterbi re-segmentation.
 //  6. The groups merged bottom-up while the closest two look like one voice (or until `speakers` remain): Hotelling's
 //     T² between their half-second pieces' mean cepstra, whitened by the spread within the groups of this very file
-//     (lite-diarizer-voices.ts), never two whose median pitch lies far apart; then one more re-segmentation. The older rule, the cross likelihood ratio of the
-//     groups' mixtures (`voiceMerge: 0`), told voices apart less well and let short voices be swallowed. An eigengap
-//     count over 2 s pieces (lite-diarizer-spectral.ts, `spectralCount`) can set where the CLR merging stops instead;
-//     it is off: it scored worse held out (docs/benchmarks.md).
+//     (lite-diarizer-voices.ts), never two whose median pitch lies far apart; then one more re-segmentation. The
+//     older rule, the cross likelihood ratio of the groups' mixtures (`voiceMerge: 0`), told voices apart less well
+//     and let short voices be swallowed. An eigengap count over 2 s pieces (lite-diarizer-spectral.ts,
+//     `spectralCount`) can set where the CLR merging stops instead; it is off: it scored worse held out
+//     (docs/benchmarks.md).
 // Everything runs on the calling thread over typed arrays; an hour of audio takes seconds (see docs/benchmarks.md).
 
 import type { Diarizer, SpeakerTurn, Warning } from "../../spec/index.js";

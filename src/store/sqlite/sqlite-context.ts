@@ -58,7 +58,7 @@ export class SqliteContext {
   private readonly packedStatements: PackedStatements;
   readonly blockCache = new BlockCache();
   readonly lexical: LexicalIndexes;
-  /** Document counts of search terms, kept while their index is unchanged. */
+  /** Document counts of search terms, kept while their index is unchanged, and each index's averages record. */
   readonly termCounts: FtsTermCounts;
 
   constructor(

@@ -4,7 +4,8 @@
 // and an index changes far less often than it is searched. Whether it changed is read from two records FTS5 keeps in
 // the index's `_data` table, whoever wrote it (this connection or another process): the structure record (id 10),
 // whose write counter moves with every transaction that writes to the index, and the averages record (id 1: the row
-// count and each column's token total). A question that writes only to the extraction ledger leaves both alone.
+// count and each column's token total). A question that writes only to the extraction ledger leaves both alone. The
+// averages record, read here anyway, is what searches read their index's row count and column totals from.
 
 import type Database from "better-sqlite3";
 import { commonTermMinimum, commonTerms, isOneWord } from "../store-checks.js";
@@ -16,7 +17,8 @@ const maxKept = 20_000;
 /** One index's counts, and the records they were counted under. */
 interface IndexCounts {
   version: Buffer;
-  rows: number;
+  /** The averages record: the row count and each column's token total. */
+  averages: { rows: number; columnTotals: number[] };
   counts: Map<string, number>;
 }
 
@@ -34,8 +36,9 @@ export class FtsTermCounts {
     const words = [...weights.keys()].filter(isOneWord);
     if (words.length === 0 || (words.length === weights.size && words.length === 1 && !phrases)) return weights;
     const index = this.current(table);
-    const least = Math.max(commonTermMinimum, share * index.rows);
-    if (index.rows < least) return weights;
+    const { rows } = index.averages;
+    const least = Math.max(commonTermMinimum, share * rows);
+    if (rows < least) return weights;
     const filter = columns ? `{${columns.join(" ")}} : ` : "";
     // A video's text is its clips', so no more videos than clips hold a word, and some do when some clip does: a word
     // too few clips hold to be common needs no count of videos.
@@ -46,8 +49,13 @@ export class FtsTermCounts {
         return [word, inClips < least ? inClips : this.count(table, index, filter, word)];
       }),
     );
-    const common = commonTerms(counts, index.rows, phrases || words.length < weights.size, share);
+    const common = commonTerms(counts, rows, phrases || words.length < weights.size, share);
     return common.size === 0 ? weights : new Map([...weights].filter(([text]) => !common.has(text)));
+  }
+
+  /** The index's row count and each column's token total, as bm25() reads them (see `ftsAverages`). */
+  averages(table: string): { rows: number; columnTotals: number[] } {
+    return this.current(table).averages;
   }
 
   /** The index's kept counts, started again when its records say it was written since (or when they grew too many). */
@@ -57,7 +65,7 @@ export class FtsTermCounts {
     const version = Buffer.concat([records.get(10) ?? Buffer.alloc(0), Buffer.from([0xff]), averages ?? Buffer.alloc(0)]);
     let index = this.indexes.get(table);
     if (!index || !index.version.equals(version) || index.counts.size >= maxKept) {
-      index = { version, rows: averages ? ftsAverages(averages).rows : 0, counts: new Map() };
+      index = { version, averages: averages ? ftsAverages(averages) : { rows: 0, columnTotals: [] }, counts: new Map() };
       this.indexes.set(table, index);
     }
     return index;

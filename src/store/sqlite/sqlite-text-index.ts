@@ -353,8 +353,7 @@ export class SqliteTextIndex implements TextIndex {
     if (searched.length === 0) return [];
     // Channels no row holds a word in cannot match: in a library of transcripts, a search for visual words alone reads
     // every doclist of its terms (FTS5 filters columns after reading them) to find nothing.
-    const [record] = (this.context.prepareSearch(`SELECT block FROM ${table}_data WHERE id = 1`).get() as [Buffer] | undefined) ?? [];
-    const totals = record ? ftsAverages(record).columnTotals : [];
+    const totals = this.context.termCounts.averages(table).columnTotals;
     if (searched.every((column) => totals[clipColumns.indexOf(column)] === 0)) return [];
     return rankByBm25(this.context, {
       table,
