@@ -35,6 +35,7 @@ import { readFrameFeatures } from "../src/providers/lite/lite-diarizer-features.
 import { diarizeFeatures } from "../src/providers/lite/lite-diarizer.js";
 import type { SpeakerTurn } from "../src/spec/index.js";
 import { sharedDir } from "../src/test-support/shared.js";
+import { assertDistinctEspeakVoices } from "./espeak-voices.js";
 import { seededRandom } from "./seeded-random.js";
 
 export interface BenchSpeakersOptions {
@@ -103,16 +104,16 @@ const espeakVoices: { voice: string; pitch: number; speed: number }[] = [
   { voice: "en-us+m1", pitch: 45, speed: 165 },
   { voice: "en-us+m3", pitch: 35, speed: 155 },
   { voice: "en-us+m6", pitch: 55, speed: 170 },
-  { voice: "en-gb+m2", pitch: 40, speed: 160 },
+  { voice: "en+m2", pitch: 40, speed: 160 },
   { voice: "en-gb-scotland+m4", pitch: 50, speed: 150 },
   { voice: "en-029+m5", pitch: 30, speed: 165 },
-  { voice: "en-gb+edward", pitch: 45, speed: 160 },
+  { voice: "en+edward", pitch: 45, speed: 160 },
   { voice: "en-us+f1", pitch: 60, speed: 165 },
   { voice: "en-us+f3", pitch: 55, speed: 155 },
-  { voice: "en-gb+f4", pitch: 65, speed: 170 },
+  { voice: "en+f4", pitch: 65, speed: 170 },
   { voice: "en-gb-x-rp+f2", pitch: 50, speed: 160 },
   { voice: "en-us+Andy", pitch: 50, speed: 165 },
-  { voice: "en-gb+Annie", pitch: 50, speed: 155 },
+  { voice: "en+Annie", pitch: 50, speed: 155 },
   { voice: "en-us+klatt4", pitch: 50, speed: 160 },
   { voice: "en-us+grandma", pitch: 50, speed: 150 },
 ];
@@ -134,6 +135,7 @@ function textSource(folder: string): (words: number, random: () => number) => st
 
 async function synthesisedVoices(cache: string, text: (words: number, random: () => number) => string, log: (line: string) => void): Promise<Voice[]> {
   mkdirSync(cache, { recursive: true });
+  await assertDistinctEspeakVoices(espeakVoices.map(({ voice }) => voice));
   const synthesise = async (key: string, make: (wavPath: string, textPath: string) => Promise<void>): Promise<Float32Array> => {
     const wavPath = join(cache, `${createHash("sha1").update(key).digest("hex").slice(0, 16)}.wav`);
     if (!existsSync(wavPath)) {

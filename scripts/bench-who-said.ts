@@ -17,6 +17,7 @@ import { openLibrary } from "../src/library.js";
 import { runProcess } from "../src/media/index.js";
 import { decodeSpeech, trimSilence, writeSpeechWav } from "../src/providers/lite/lite-diarizer-conversation.js";
 import { sharedDir } from "../src/test-support/shared.js";
+import { assertDistinctEspeakVoices } from "./espeak-voices.js";
 import { seededRandom } from "./seeded-random.js";
 
 export interface BenchWhoSaidOptions {
@@ -61,9 +62,10 @@ const espeak = (voice: string, pitch: number, speed: number): Voice => ({
 
 async function availableVoices(log: (line: string) => void): Promise<Voice[]> {
   const voices = [
-    espeak("en-us+m1", 45, 165), espeak("en-gb+f4", 60, 160), espeak("en-us+m3", 30, 150), espeak("en-gb-scotland+m4", 40, 170),
-    espeak("en-us+f1", 70, 155), espeak("en-gb+edward", 50, 160), espeak("en-us+grandma", 55, 140), espeak("en-029+m5", 35, 175),
+    espeak("en-us+m1", 45, 165), espeak("en+f4", 60, 160), espeak("en-us+m3", 30, 150), espeak("en-gb-scotland+m4", 40, 170),
+    espeak("en-us+f1", 70, 155), espeak("en+edward", 50, 160), espeak("en-us+grandma", 55, 140), espeak("en-029+m5", 35, 175),
   ];
+  await assertDistinctEspeakVoices(voices.map(({ name }) => name.slice("espeak-ng:".length)));
   const hasFestival = await runProcess("text2wave", ["-h"], { allowFailure: true }).then(() => true, () => false);
   if (!hasFestival) log("festival voices skipped: festival is not installed (apt-get install festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts)");
   else {
