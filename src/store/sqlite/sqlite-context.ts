@@ -8,7 +8,7 @@ import { deflateSegmentBlocks, encodeSegmentBlocks } from "../packed-text.js";
 import type { VideoRow } from "../shared-catalog-rows.js";
 import { speakerLabels } from "../shared-speaker-rows.js";
 import { PackedReader, preparePackedStatements, type PackedStatements } from "./sqlite-packed-reader.js";
-import { FtsTermCounts } from "./sqlite-term-counts.js";
+import { FtsTermLists } from "./sqlite-term-lists.js";
 import { LexicalIndexes } from "./sqlite-text-index.js";
 
 /** Maps what better-sqlite3 throws to our codes: a held lock is STORE_LOCKED (worth retrying), the rest STORE_FAILED. */
@@ -58,8 +58,8 @@ export class SqliteContext {
   private readonly packedStatements: PackedStatements;
   readonly blockCache = new BlockCache();
   readonly lexical: LexicalIndexes;
-  /** Document counts of search terms, kept while their index is unchanged, and each index's averages record. */
-  readonly termCounts: FtsTermCounts;
+  /** Document counts and lists of search terms, kept while their index is unchanged, and each index's averages record. */
+  readonly termLists: FtsTermLists;
 
   constructor(
     readonly db: Database.Database,
@@ -68,7 +68,7 @@ export class SqliteContext {
     this.statements = prepareSharedStatements(db);
     this.packedStatements = preparePackedStatements(db);
     this.lexical = new LexicalIndexes(db);
-    this.termCounts = new FtsTermCounts(db);
+    this.termLists = new FtsTermLists(db);
   }
 
   /**

@@ -680,7 +680,18 @@ test("FTS5's row count and column totals are read from its averages record, mult
   db.close();
 });
 
-test("how many clips hold a word is counted again after this connection's writes and after another connection's commits", async () => {
+test("a search of the whole index is its terms' lists summed, weights multiplying, best first, ties by row", async () => {
+  const { topSums } = await import("./sqlite-text-index.js");
+  const list = (rows: number[], scores: number[]) => ({ rows: Int32Array.from(rows), scores: Float64Array.from(scores) });
+  const lists = [list([1, 4, 7, 9], [1, 2, 3, 0.5]), list([2, 4, 9], [2, 1, 2.5])];
+  assert.deepEqual(topSums(lists, [1, 1], 10), [[4, 3], [7, 3], [9, 3], [2, 2], [1, 1]]);
+  // Rows 2 and 4 tie at 4 for the second place: the lower row first, as FTS5 orders them.
+  assert.deepEqual(topSums(lists, [1, 2], 2), [[9, 5.5], [2, 4]]);
+  assert.deepEqual(topSums(lists, [1, 1], 0), []);
+  assert.deepEqual(topSums([], [], 5), []);
+});
+
+test("how many clips hold a word, and its scores, are read again after this connection's writes and after another connection's commits", async () => {
   const path = freshPath();
   const store = openSqliteStore(path);
   const other = openSqliteStore(path);
@@ -697,6 +708,14 @@ test("how many clips hold a word is counted again after this connection's writes
     // Another process commits 200 clips with make: 1,150 of 2,200, over half: make is left out.
     await other.commitVideo(sampleVideo("b", texts(200, 2_000, () => true)));
     assert.equal(await best("make pancake"), await best("pancake"), "over half once the other connection committed");
+    // The pancake clips' scores moved with the other connection's rows (more clips, a rarer word): as a fresh connection reads them.
+    const fresh = openSqliteStore(path);
+    try {
+      const [match] = await fresh.searchClips({ terms: [{ text: "pancake", weight: 1 }], limit: 10 });
+      assert.equal(await best("pancake"), `${match?.clipIndex} ${match?.score.toFixed(9)}`);
+    } finally {
+      await fresh.close();
+    }
     // This connection removes them again: under half, counted again.
     await store.removeVideo("b");
     assert.notEqual(await best("make pancake"), await best("pancake"), "under half again after this connection's removal");

@@ -9,6 +9,7 @@ import { hasSpaceless, indexedText, type IndexedTextOptions } from "../../text/i
 import { checkLexicalQuery, flooredShare, hasToken, termWeights, videoDocument } from "../store-checks.js";
 import type { SqliteContext } from "./sqlite-context.js";
 import { PackedReader, preparePackedStatements, type ClipText } from "./sqlite-packed-reader.js";
+import type { TermList } from "./sqlite-term-lists.js";
 
 /** Integer term weights up to this are expressed by repeating the term in one FTS5 query (BM25 sums over phrases). */
 const maxRepeatedWeight = 8;
@@ -257,13 +258,14 @@ export interface Bm25Ranking {
 
 /**
  * Best rows first as [rowid, score], BM25 through FTS5 (k1 = 1.2, b = 0.75), higher is better. FTS5's bm25() sums over
- * the query's phrases, so integer term weights are exact when the term is repeated; other weights take a slower,
+ * the query's phrases, so a search of the whole index is the weighted sum of its terms' kept lists; within some videos
+ * or rows, integer term weights are exact when the term is repeated in one query, and other weights take a slower,
  * equally exact path of one query per term summed here. Terms too common to rank by are left out (see `commonTerms`)
  * unless the others find fewer rows than the limit.
  */
 export function rankByBm25(context: SqliteContext, ranking: Bm25Ranking): RankedKey[] {
   const { table, columns, weights, phrases, commonShare = flooredShare } = ranking;
-  const informative = context.termCounts.informative(table, columns, weights, phrases.length > 0, commonShare);
+  const informative = context.termLists.informative(table, columns, weights, phrases.length > 0, commonShare);
   if (informative !== weights) {
     const ranked = rankWeighted(context, { ...ranking, weights: informative });
     // Fewer rows than asked for: the search runs again with every term.
@@ -275,6 +277,13 @@ export function rankByBm25(context: SqliteContext, ranking: Bm25Ranking): Ranked
 function rankWeighted(context: SqliteContext, ranking: Bm25Ranking): RankedKey[] {
   const { table, bm25, weights, phrases, restriction, limit } = ranking;
   const columns = ranking.columns ? `{${ranking.columns.join(" ")}} : ` : "";
+  // A search of the whole index sums its terms' kept lists (see sqlite-term-lists.ts); a search within some videos or
+  // rows asks FTS5, which reads only the part of each list it needs.
+  if (restriction === "" && !ranking.filter) {
+    const expressions = [...[...weights.keys()].map(quote), ...phrases.map(quote)];
+    const factors = [...weights.values(), ...phrases.map(() => 1)];
+    return topSums(context.snapshot(() => context.termLists.termLists(table, bm25, columns, expressions)), factors, limit);
+  }
   const { sql: filter, parameters } = ranking.filter ?? { sql: "", parameters: [] };
   if (repeatable(weights)) {
     const parts = [...weights].flatMap(([text, weight]) => Array<string>(weight).fill(quote(text)));
@@ -293,6 +302,43 @@ function rankWeighted(context: SqliteContext, ranking: Bm25Ranking): RankedKey[]
   for (const [text, weight] of weights) add(quote(text), weight);
   for (const phrase of phrases) add(quote(phrase), 1);
   return [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);
+}
+
+/**
+ * The `limit` rows with the highest sums of their lists' scores, each list's score times its factor, best first (ties:
+ * the lower rowid first, as FTS5 gives them): a merge of the lists, each in ascending rowid order.
+ */
+export function topSums(lists: readonly TermList[], factors: readonly number[], limit: number): RankedKey[] {
+  const best: RankedKey[] = [];
+  if (limit <= 0) return best;
+  const next = new Int32Array(lists.length);
+  for (;;) {
+    let row = Number.POSITIVE_INFINITY;
+    lists.forEach((list, index) => {
+      const at = next[index] as number;
+      if (at < list.rows.length && (list.rows[at] as number) < row) row = list.rows[at] as number;
+    });
+    if (row === Number.POSITIVE_INFINITY) return best;
+    let sum = 0;
+    lists.forEach((list, index) => {
+      const at = next[index] as number;
+      if (list.rows[at] === row) {
+        sum += (factors[index] as number) * (list.scores[at] as number);
+        next[index] = at + 1;
+      }
+    });
+    if (best.length >= limit && sum <= (best[best.length - 1] as RankedKey)[1]) continue;
+    // After every kept row that scores as much: those have lower rowids.
+    let low = 0;
+    let high = best.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((best[middle] as RankedKey)[1] >= sum) low = middle + 1;
+      else high = middle;
+    }
+    best.splice(low, 0, [row, sum]);
+    if (best.length > limit) best.pop();
+  }
 }
 
 /**
@@ -353,7 +399,7 @@ export class SqliteTextIndex implements TextIndex {
     if (searched.length === 0) return [];
     // Channels no row holds a word in cannot match: in a library of transcripts, a search for visual words alone reads
     // every doclist of its terms (FTS5 filters columns after reading them) to find nothing.
-    const totals = this.context.termCounts.averages(table).columnTotals;
+    const totals = this.context.termLists.averages(table).columnTotals;
     if (searched.every((column) => totals[clipColumns.indexOf(column)] === 0)) return [];
     return rankByBm25(this.context, {
       table,

@@ -1,0 +1,148 @@
+// What FTS5 reads from each term's list for a search, kept while the index is unchanged:
+//  - how many rows hold each one-word term, for leaving out the terms too common to rank by (`commonTerms` in
+//    store-checks.ts). FTS5 counts them as bm25() does: it reads the term's whole list, which costs about what
+//    searching the term costs;
+//  - each term's rows with the term's own bm25() score in each. bm25() sums over a query's phrases, so a search's
+//    score is the sum of its terms' scores, weights multiplying them: a term read once serves every later question
+//    with that word (on the how-to dev questions, 59% of a video search's words had come in an earlier question) and
+//    a word weighted 3 is read once, not three times.
+// Questions' words recur, and an index changes far less often than it is searched. Whether it changed is read from two
+// records FTS5 keeps in the index's `_data` table, whoever wrote it (this connection or another process): the
+// structure record (id 10), whose write counter moves with every transaction that writes to the index, and the
+// averages record (id 1: the row count and each column's token total). A question that writes only to the extraction
+// ledger leaves both alone. The averages record, read here anyway, is what searches read their index's row count and
+// column totals from.
+
+import type Database from "better-sqlite3";
+import { commonTermMinimum, commonTerms, isOneWord } from "../store-checks.js";
+import { ftsAverages, quote } from "./sqlite-text-index.js";
+
+/** Counts kept per index at most; past this its cache starts again (a few megabytes). */
+const maxKept = 20_000;
+
+/** Bytes of term lists kept per index at most; past this its lists are read again as searches need them. */
+const maxListBytes = 16 * 1024 * 1024;
+
+/** The rows holding one term (ascending) and the term's bm25() score in each, higher better. */
+export interface TermList {
+  rows: Int32Array;
+  scores: Float64Array;
+}
+
+/** One index's counts and term lists, and the records they were read under. */
+interface IndexLists {
+  version: Buffer;
+  /** The averages record: the row count and each column's token total. */
+  averages: { rows: number; columnTotals: number[] };
+  counts: Map<string, number>;
+  /** By bm25() call, column filter and term. */
+  lists: Map<string, TermList>;
+  listBytes: number;
+}
+
+export class FtsTermLists {
+  private readonly indexes = new Map<string, IndexLists>();
+  private readonly statements = new Map<string, { version: Database.Statement; count: Database.Statement }>();
+  private readonly listStatements = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  /**
+   * `weights` without the one-word terms too common to rank a search of `table` by (see `commonTerms`), counted in
+   * `columns` (every column when absent); `phrases`: whether the search has phrases too. `weights` itself when none is.
+   */
+  informative(table: string, columns: readonly string[] | undefined, weights: Map<string, number>, phrases: boolean, share: number): Map<string, number> {
+    const words = [...weights.keys()].filter(isOneWord);
+    if (words.length === 0 || (words.length === weights.size && words.length === 1 && !phrases)) return weights;
+    const index = this.current(table);
+    const { rows } = index.averages;
+    const least = Math.max(commonTermMinimum, share * rows);
+    if (rows < least) return weights;
+    const filter = columns ? `{${columns.join(" ")}} : ` : "";
+    // A video's text is its clips', so no more videos than clips hold a word, and some do when some clip does: a word
+    // too few clips hold to be common needs no count of videos.
+    const clips = table === "video_fts" ? this.current("clip_fts") : undefined;
+    const counts = new Map(
+      words.map((word) => {
+        const inClips = clips ? this.count("clip_fts", clips, filter, word) : least;
+        return [word, inClips < least ? inClips : this.count(table, index, filter, word)];
+      }),
+    );
+    const common = commonTerms(counts, rows, phrases || words.length < weights.size, share);
+    return common.size === 0 ? weights : new Map([...weights].filter(([text]) => !common.has(text)));
+  }
+
+  /** The index's row count and each column's token total, as bm25() reads them (see `ftsAverages`). */
+  averages(table: string): { rows: number; columnTotals: number[] } {
+    return this.current(table).averages;
+  }
+
+  /**
+   * Each FTS5 expression's list in `table` (a quoted term or phrase, matched in the columns `filter` names): its rows
+   * and its score `-bm25` in each, the bm25() call written as `bm25`. Call it inside a read transaction, so that the
+   * lists and the records they are kept under are of one state of the file.
+   */
+  termLists(table: string, bm25: string, filter: string, expressions: readonly string[]): TermList[] {
+    const index = this.current(table);
+    const sql = `SELECT rowid, -${bm25} FROM ${table} WHERE ${table} MATCH ?`;
+    return expressions.map((expression) => {
+      const key = `${bm25}\u0000${filter}\u0000${expression}`;
+      let list = index.lists.get(key);
+      if (!list) {
+        let statement = this.listStatements.get(sql);
+        if (!statement) {
+          statement = this.db.prepare(sql).raw();
+          this.listStatements.set(sql, statement);
+        }
+        const found = statement.all(filter + expression) as [number, number][];
+        // FTS5 gives a match's rows in ascending rowid order; sorted anyway, since the sums merge in that order.
+        if (found.some((row, at) => at > 0 && row[0] < (found[at - 1] as [number, number])[0])) found.sort((a, b) => a[0] - b[0]);
+        list = { rows: Int32Array.from(found, (row) => row[0]), scores: Float64Array.from(found, (row) => row[1]) };
+        const bytes = found.length * 12;
+        if (index.listBytes + bytes > maxListBytes) {
+          index.lists.clear();
+          index.listBytes = 0;
+        }
+        index.lists.set(key, list);
+        index.listBytes += bytes;
+      }
+      return list;
+    });
+  }
+
+  /** The index's kept counts and lists, started again when its records say it was written since (counts also when they grew too many). */
+  private current(table: string): IndexLists {
+    const records = new Map(this.statementsOf(table).version.all() as [number, Buffer][]);
+    const averages = records.get(1);
+    const version = Buffer.concat([records.get(10) ?? Buffer.alloc(0), Buffer.from([0xff]), averages ?? Buffer.alloc(0)]);
+    let index = this.indexes.get(table);
+    if (!index || !index.version.equals(version)) {
+      index = { version, averages: averages ? ftsAverages(averages) : { rows: 0, columnTotals: [] }, counts: new Map(), lists: new Map(), listBytes: 0 };
+      this.indexes.set(table, index);
+    } else if (index.counts.size >= maxKept) index.counts.clear();
+    return index;
+  }
+
+  /** Rows holding the word in the filter's columns, as bm25() counts them for its idf. */
+  private count(table: string, index: IndexLists, filter: string, word: string): number {
+    const key = `${filter}\u0000${word}`;
+    let count = index.counts.get(key);
+    if (count === undefined) {
+      count = this.statementsOf(table).count.get(filter + quote(word)) as number;
+      index.counts.set(key, count);
+    }
+    return count;
+  }
+
+  private statementsOf(table: string): { version: Database.Statement; count: Database.Statement } {
+    let statements = this.statements.get(table);
+    if (!statements) {
+      statements = {
+        version: this.db.prepare(`SELECT id, block FROM ${table}_data WHERE id IN (1, 10)`).raw(),
+        count: this.db.prepare(`SELECT count(*) FROM ${table} WHERE ${table} MATCH ?`).pluck(),
+      };
+      this.statements.set(table, statements);
+    }
+    return statements;
+  }
+}
