@@ -14,12 +14,6 @@ import type { TermList } from "./sqlite-term-lists.js";
 /** Integer term weights up to this are expressed by repeating the term in one FTS5 query (BM25 sums over phrases). */
 const maxRepeatedWeight = 8;
 
-/**
- * Rows an index may hold at most for its searches to sum kept term lists: a list is read into JavaScript once, at about
- * 0.3 µs a row, where FTS5 returns only the best rows (the how-to library's 8,648 videos and 45,534 entities are under).
- */
-const maxListedRows = 50_000;
-
 /** True when every weight can be expressed by repeating its term in one FTS5 query. */
 export const repeatable = (weights: Map<string, number>): boolean =>
   [...weights.values()].every((weight) => Number.isInteger(weight) && weight <= maxRepeatedWeight);
@@ -286,10 +280,10 @@ function rankWeighted(context: SqliteContext, ranking: Bm25Ranking): RankedKey[]
   // A search of the whole index sums its terms' kept lists (see sqlite-term-lists.ts); a search within some videos or
   // rows asks FTS5, which reads only the part of each list it needs, and so does a search of an index too large for
   // its lists to be read into JavaScript at little cost the first time.
-  if (restriction === "" && !ranking.filter && context.termLists.averages(table).rows <= maxListedRows) {
+  if (restriction === "" && !ranking.filter) {
     const expressions = [...[...weights.keys()].map(quote), ...phrases.map(quote)];
-    const factors = [...weights.values(), ...phrases.map(() => 1)];
-    return topSums(context.snapshot(() => context.termLists.termLists(table, bm25, columns, expressions)), factors, limit);
+    const lists = context.snapshot(() => context.termLists.termLists(table, bm25, columns, expressions));
+    if (lists) return topSums(lists, [...weights.values(), ...phrases.map(() => 1)], limit);
   }
   const { sql: filter, parameters } = ranking.filter ?? { sql: "", parameters: [] };
   if (repeatable(weights)) {
