@@ -42,6 +42,10 @@ const settings: Record<string, readonly string[]> = {
   "one-pass-hmm-3500-wpf-15": ["-fwdflat", "no", "-bestpath", "no", "-maxhmmpf", "3500", "-maxwpf", "15"],
   "hmm-4000-wpf-10": ["-maxhmmpf", "4000", "-maxwpf", "10"],
   "hmm-3000-wpf-10": ["-maxhmmpf", "3000", "-maxwpf", "10"],
+  "wpf-5": ["-maxwpf", "5"],
+  "wpf-10": ["-maxwpf", "10"],
+  "wpf-20": ["-maxwpf", "20"],
+  "hmm-10000-wpf-10": ["-maxhmmpf", "10000", "-maxwpf", "10"],
 };
 
 const normalise = (text: string): string[] =>

@@ -307,39 +307,53 @@ function rankWeighted(context: SqliteContext, ranking: Bm25Ranking): RankedKey[]
 
 /**
  * The `limit` rows with the highest sums of their lists' scores, each list's score times its factor, best first (ties:
- * the lower rowid first, as FTS5 gives them): a merge of the lists, each in ascending rowid order.
+ * the lower rowid first, as FTS5 gives them): a merge of the lists, each in ascending rowid order. Plain loops over
+ * typed arrays: a search merges thousands of rows, and a closure per row boxed every partial sum on the heap.
  */
 export function topSums(lists: readonly TermList[], factors: readonly number[], limit: number): RankedKey[] {
-  const best: RankedKey[] = [];
-  if (limit <= 0) return best;
+  let listed = 0;
+  for (const list of lists) listed += list.rows.length;
+  const size = Math.min(limit, listed);
+  if (size <= 0) return [];
+  const keptRows = new Int32Array(size);
+  const keptScores = new Float64Array(size);
+  let kept = 0;
   const next = new Int32Array(lists.length);
   for (;;) {
     let row = Number.POSITIVE_INFINITY;
-    lists.forEach((list, index) => {
+    for (let index = 0; index < lists.length; index += 1) {
+      const rows = (lists[index] as TermList).rows;
       const at = next[index] as number;
-      if (at < list.rows.length && (list.rows[at] as number) < row) row = list.rows[at] as number;
-    });
-    if (row === Number.POSITIVE_INFINITY) return best;
+      if (at < rows.length && (rows[at] as number) < row) row = rows[at] as number;
+    }
+    if (row === Number.POSITIVE_INFINITY) break;
     let sum = 0;
-    lists.forEach((list, index) => {
+    for (let index = 0; index < lists.length; index += 1) {
+      const list = lists[index] as TermList;
       const at = next[index] as number;
       if (list.rows[at] === row) {
         sum += (factors[index] as number) * (list.scores[at] as number);
         next[index] = at + 1;
       }
-    });
-    if (best.length >= limit && sum <= (best[best.length - 1] as RankedKey)[1]) continue;
+    }
+    if (kept === size && sum <= (keptScores[size - 1] as number)) continue;
     // After every kept row that scores as much: those have lower rowids.
     let low = 0;
-    let high = best.length;
+    let high = kept;
     while (low < high) {
       const middle = (low + high) >> 1;
-      if ((best[middle] as RankedKey)[1] >= sum) low = middle + 1;
+      if ((keptScores[middle] as number) >= sum) low = middle + 1;
       else high = middle;
     }
-    best.splice(low, 0, [row, sum]);
-    if (best.length > limit) best.pop();
+    // The rows after `low` move down one place; when all places are taken, the last one falls off.
+    const end = kept < size ? kept : size - 1;
+    keptRows.copyWithin(low + 1, low, end);
+    keptScores.copyWithin(low + 1, low, end);
+    keptRows[low] = row;
+    keptScores[low] = sum;
+    if (kept < size) kept += 1;
   }
+  return Array.from({ length: kept }, (_, at): RankedKey => [keptRows[at] as number, keptScores[at] as number]);
 }
 
 /**
