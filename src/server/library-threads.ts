@@ -1,6 +1,7 @@
 // Questions and ingest jobs on worker threads, each with the library open: questions spread over as many threads as
 // there are cores, and ingest on a thread of its own, so neither waits for the other's JavaScript. Callbacks (moments,
-// streamed text, extraction and ingest progress) and cancellation cross the thread boundary as messages.
+// streamed text, extraction and ingest progress) and cancellation cross the thread boundary as messages. Searches and
+// asks wait in one queue for the first thread with room (see `QuestionQueue`).
 
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
@@ -78,6 +79,9 @@ class LibraryThread {
     this.worker.on("exit", (code) => fail(new Error(`exit code ${code}`)));
   }
 
+  /** Questions from the queue this thread is working on (see `QuestionQueue`). */
+  taken = 0;
+
   get load(): number {
     return this.failure ? Number.POSITIVE_INFINITY : this.pending.size;
   }
@@ -120,6 +124,66 @@ class LibraryThread {
   }
 }
 
+/**
+ * Questions a thread takes from the queue at once: one waiting in the thread while it works on the other, so that it
+ * never idles between two, and no more, so that a question does not wait behind a slow one while another thread is free.
+ */
+const questionsPerThread = 2;
+
+/**
+ * Searches and asks, first come first served, each given to the thread with the fewest questions when it has room.
+ * Sent straight to a thread's own queue, a question waited behind everything that thread had been given, a slow search
+ * (one whose words' lists the thread reads the first time) included, while the other thread could have been free. An
+ * ask gives its place back once its moments are found: the rest (writing the answer) waits on a model server, or is short.
+ */
+export class QuestionQueue<Thread extends { taken: number; readonly load: number } = LibraryThread> {
+  private readonly waiting: { start(thread: Thread): void }[] = [];
+
+  constructor(private readonly threads: readonly Thread[]) {}
+
+  /** Runs `work` on a thread when one has room; `release` (called at the latest when `work` settles) frees its place. */
+  run<T>(signal: AbortSignal | undefined, work: (thread: Thread, release: () => void) => Promise<T>): Promise<T> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<T>((resolve, reject) => {
+      const entry = {
+        start: (thread: Thread): void => {
+          signal?.removeEventListener("abort", withdraw);
+          thread.taken += 1;
+          let released = false;
+          const release = (): void => {
+            if (released) return;
+            released = true;
+            thread.taken -= 1;
+            this.dispatch();
+          };
+          work(thread, release).finally(release).then(resolve, reject);
+        },
+      };
+      // A question cancelled while it waits leaves the queue.
+      const withdraw = (): void => {
+        const at = this.waiting.indexOf(entry);
+        if (at < 0) return;
+        this.waiting.splice(at, 1);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener("abort", withdraw, { once: true });
+      this.waiting.push(entry);
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.waiting.length > 0) {
+      // A thread that stopped has an infinite load: it is chosen only when every thread stopped, and fails the question.
+      const thread = this.threads.reduce((best, candidate) =>
+        candidate.load < Number.POSITIVE_INFINITY && (best.load === Number.POSITIVE_INFINITY || candidate.taken < best.taken) ? candidate : best,
+      );
+      if (thread.taken >= questionsPerThread && thread.load < Number.POSITIVE_INFINITY) return;
+      (this.waiting.shift() as { start(thread: Thread): void }).start(thread);
+    }
+  }
+}
+
 /** Starts `queryThreads` threads for questions (default: one per core) and one for ingest, each with the library open. */
 export async function startLibraryThreads(options: LibraryOptions, settings: { queryThreads?: number } = {}): Promise<LibraryThreads> {
   // Set on this thread, the real environment: a thread's own process.env is a copy the native library never reads.
@@ -136,26 +200,33 @@ export async function startLibraryThreads(options: LibraryOptions, settings: { q
     throw error;
   }
   const leastBusy = (): LibraryThread => queries.reduce((best, thread) => (thread.load < best.load ? thread : best));
+  const questions = new QuestionQueue(queries);
   return {
     search: (query, { signal, ...rest } = {}) =>
-      leastBusy().call<Hit[]>(
-        { method: "search", query, options: { limit: rest.limit, mode: rest.mode, videos: rest.videos ? [...rest.videos] : undefined, speaker: rest.speaker } },
-        signal,
+      questions.run(signal, (thread) =>
+        thread.call<Hit[]>(
+          { method: "search", query, options: { limit: rest.limit, mode: rest.mode, videos: rest.videos ? [...rest.videos] : undefined, speaker: rest.speaker } },
+          signal,
+        ),
       ),
     ask: (question, { signal, onMoments, onText, onExtraction, onPreliminary, ...rest } = {}) =>
-      leastBusy().call<Answer>(
-        {
-          method: "ask",
-          question,
-          options: { limit: rest.limit, mode: rest.mode, extract: rest.extract, busyPaths: rest.busyPaths ? [...rest.busyPaths] : undefined, videos: rest.videos ? [...rest.videos] : undefined },
-        },
-        signal,
-        (event, data) => {
-          if (event === "moments") onMoments?.(data as Hit[]);
-          else if (event === "text") onText?.(data as string);
-          else if (event === "extraction") onExtraction?.(data as never);
-          else if (event === "preliminary") onPreliminary?.(data as PreliminaryAnswer);
-        },
+      questions.run(signal, (thread, release) =>
+        thread.call<Answer>(
+          {
+            method: "ask",
+            question,
+            options: { limit: rest.limit, mode: rest.mode, extract: rest.extract, busyPaths: rest.busyPaths ? [...rest.busyPaths] : undefined, videos: rest.videos ? [...rest.videos] : undefined },
+          },
+          signal,
+          (event, data) => {
+            if (event === "moments") {
+              release();
+              onMoments?.(data as Hit[]);
+            } else if (event === "text") onText?.(data as string);
+            else if (event === "extraction") onExtraction?.(data as never);
+            else if (event === "preliminary") onPreliminary?.(data as PreliminaryAnswer);
+          },
+        ),
       ),
     summarize: (reference, { signal, onText, length } = {}) =>
       leastBusy().call<VideoSummary>({ method: "summarize", reference, options: { length } }, signal, (event, data) => {
