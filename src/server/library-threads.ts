@@ -134,7 +134,8 @@ const questionsPerThread = 2;
  * Searches and asks, first come first served, each given to the thread with the fewest questions when it has room.
  * Sent straight to a thread's own queue, a question waited behind everything that thread had been given, a slow search
  * (one whose words' lists the thread reads the first time) included, while the other thread could have been free. An
- * ask gives its place back once its moments are found: the rest (writing the answer) waits on a model server, or is short.
+ * ask gives its place back at its first event: once its moments are found (writing the answer then waits on a model
+ * server, or is short), or once its preliminary answer is out (extraction then waits on its programs).
  */
 export class QuestionQueue<Thread extends { taken: number; readonly load: number } = LibraryThread> {
   private readonly waiting: { start(thread: Thread): void }[] = [];
@@ -219,10 +220,10 @@ export async function startLibraryThreads(options: LibraryOptions, settings: { q
           },
           signal,
           (event, data) => {
-            if (event === "moments") {
-              release();
-              onMoments?.(data as Hit[]);
-            } else if (event === "text") onText?.(data as string);
+            // Its first event says the ask is past its search, or waits on extraction's programs: its place goes back.
+            release();
+            if (event === "moments") onMoments?.(data as Hit[]);
+            else if (event === "text") onText?.(data as string);
             else if (event === "extraction") onExtraction?.(data as never);
             else if (event === "preliminary") onPreliminary?.(data as PreliminaryAnswer);
           },
