@@ -10,10 +10,11 @@
 
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { loadQuestions } from "../src/eval/load-questions.js";
 
 const root = resolve(new URL("..", import.meta.url).pathname);
 const shared = [process.env.VIDEORAG_SHARED_DIR, join(root, "../shared")].find((dir): dir is string => dir !== undefined && existsSync(join(dir, "datasets/howto-qa")));
@@ -33,10 +34,10 @@ async function measure(codeRoot: string, library: string): Promise<Omit<RunResul
   const { retrieve } = (await import(join(codeRoot, "src/retrieval/index.ts"))) as typeof import("../src/retrieval/index.js");
   const { openSqliteStore } = (await import(join(codeRoot, "src/store/index.ts"))) as typeof import("../src/store/index.js");
   const store = openSqliteStore(join(library, "library.sqlite"));
-  const questions = (JSON.parse(readFileSync(join(shared ?? "", "datasets/howto-qa/dev-questions.json"), "utf8")) as { question: string }[]).map((entry) => entry.question);
+  const questionsOf = (file: string): string[] => loadQuestions(join(shared ?? "", "datasets/howto-qa", file)).map((entry) => entry.question);
+  const questions = questionsOf("dev-questions.json");
   try {
-    const warmUp = (JSON.parse(readFileSync(join(shared ?? "", "datasets/howto-qa/human-questions.json"), "utf8")) as { question: string }[]).map((entry) => entry.question);
-    for (const question of warmUp.slice(0, 60)) await retrieve(store, question, { mode: "hybrid", limit: 50 });
+    for (const question of questionsOf("human-questions.json").slice(0, 60)) await retrieve(store, question, { mode: "hybrid", limit: 50 });
     const wall: number[] = [];
     const cpu: number[] = [];
     const hash = createHash("sha256");

@@ -7,11 +7,11 @@
 // The server runs as its own process (`videorag serve`), as a user runs it; this process only sends requests. It warms
 // up on the human questions and is measured on the dev ones, each first searched in the phase that times it.
 
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { latencyPercentiles } from "../src/eval/index.js";
+import { latencyPercentiles, loadQuestions } from "../src/eval/index.js";
 import { openLibrary } from "../src/library.js";
 import { sharedDir } from "../src/test-support/shared.js";
 import { startServe } from "./start-serve.js";
@@ -107,7 +107,7 @@ export async function benchServer(): Promise<Record<string, unknown>> {
   // A cached transcode from an earlier run would hide the first-transcode time.
   rmSync(join(libraryDir, "media-cache"), { recursive: true, force: true });
 
-  const questionsOf = (file: string): string[] => (JSON.parse(readFileSync(join(shared, "datasets/howto-qa", file), "utf8")) as { question: string }[]).map((entry) => entry.question);
+  const questionsOf = (file: string): string[] => loadQuestions(join(shared, "datasets/howto-qa", file)).map((entry) => entry.question);
   // Measured with the dev questions, each searched the first time in the phase that times it (a search keeps what it
   // read of each word for later questions, as a long-running server does), after warming up with the human ones.
   const questions = questionsOf("dev-questions.json");

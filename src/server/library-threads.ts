@@ -175,12 +175,11 @@ export class QuestionQueue<Thread extends { taken: number; readonly load: number
 
   private dispatch(): void {
     while (this.waiting.length > 0) {
-      // A thread that stopped has an infinite load: it is chosen only when every thread stopped, and fails the question.
-      const thread = this.threads.reduce((best, candidate) =>
-        candidate.load < Number.POSITIVE_INFINITY && (best.load === Number.POSITIVE_INFINITY || candidate.taken < best.taken) ? candidate : best,
-      );
-      if (thread.taken >= questionsPerThread && thread.load < Number.POSITIVE_INFINITY) return;
-      (this.waiting.shift() as { start(thread: Thread): void }).start(thread);
+      // A thread that stopped has an infinite load. When every thread stopped, the first fails the questions itself.
+      const running = this.threads.filter((thread) => thread.load < Number.POSITIVE_INFINITY);
+      const thread = running.reduce<Thread | undefined>((best, candidate) => (best && best.taken <= candidate.taken ? best : candidate), undefined);
+      if (thread && thread.taken >= questionsPerThread) return;
+      (this.waiting.shift() as { start(thread: Thread): void }).start(thread ?? (this.threads[0] as Thread));
     }
   }
 }
