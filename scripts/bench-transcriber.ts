@@ -4,13 +4,15 @@
 // - speed on the narrated videos of `bench incremental`'s speech library (made there if missing) and its readings:
 //   x real time by wall clock with every core, and per core by the CPU seconds the decoders used.
 //
-//   npm run bench transcriber -- [--settings default,narrow] [--minutes 5]
+//   npm run bench transcriber -- [--settings default,narrow,default@all,wpf-10@40000] [--minutes 5]
+// A setting's words (after "@"): the language model's likeliest so many, or all of the dictionary's; default the
+// transcriber's own (`pocketsphinxVocabulary`).
 import { readFileSync, readdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { extractAudio } from "../src/media/index.js";
-import { createPocketsphinxTranscriber, pocketsphinxDefaultSearch, pocketsphinxSearch } from "../src/providers/lite/pocketsphinx-transcriber.js";
+import { createPocketsphinxTranscriber, pocketsphinxDefaultSearch, pocketsphinxSearch, pocketsphinxVocabulary } from "../src/providers/lite/pocketsphinx-transcriber.js";
 import { needsShared, sharedPath } from "../src/test-support/shared.js";
 import { gridSentence, makeSpeechLibrary } from "./bench-incremental-media.js";
 
@@ -110,7 +112,15 @@ export async function benchTranscriber(args: string[] = []): Promise<Record<stri
     return at >= 0 ? args[at + 1] : undefined;
   };
   const names = (option("settings") ?? Object.keys(settings).join(",")).split(",");
-  for (const name of names) if (!settings[name]) throw new Error(`no settings named ${name}; known: ${Object.keys(settings).join(", ")}`);
+  // A name is a search's settings, and after "@" the words listened for ("default@40000", "wpf-10@all").
+  const parse = (name: string): { search: readonly string[]; vocabulary: number | "all" | undefined } => {
+    const [search = "", words] = name.split("@");
+    const vocabulary = words === undefined ? undefined : words === "all" ? "all" : Number(words);
+    const known = settings[search];
+    if (!known || (typeof vocabulary === "number" && !(vocabulary > 0))) throw new Error(`no settings named ${name}; known: ${Object.keys(settings).join(", ")}, each optionally @<words>|@all`);
+    return { search: known, vocabulary };
+  };
+  for (const name of names) parse(name);
   const minutes = Number(option("minutes") ?? 5);
   const scratch = await mkdtemp(join(tmpdir(), "videorag-bench-transcriber-"));
   try {
@@ -128,7 +138,8 @@ export async function benchTranscriber(args: string[] = []): Promise<Record<stri
     }
     const results: Record<string, unknown> = {};
     for (const name of names) {
-      const transcriber = createPocketsphinxTranscriber({ decoderArgs: settings[name] });
+      const { search, vocabulary } = parse(name);
+      const transcriber = createPocketsphinxTranscriber({ decoderArgs: search, ...(vocabulary ? { vocabulary } : {}) });
       const wer = async (set: Recording[]): Promise<number> => {
         let errors = 0;
         let words = 0;
@@ -148,7 +159,8 @@ export async function benchTranscriber(args: string[] = []): Promise<Record<stri
       const wallSeconds = (performance.now() - started) / 1000;
       const cpuSeconds = childCpuSeconds() - cpuBefore;
       results[name] = {
-        decoderArgs: settings[name]?.join(" ") || "(pocketsphinx defaults)",
+        decoderArgs: search.join(" ") || "(pocketsphinx defaults)",
+        vocabulary: vocabulary ?? pocketsphinxVocabulary,
         werLibrivox: round(librivox * 100, 1),
         werGrid: round(grid * 100, 1),
         realTimeWall: round(total / wallSeconds, 1),

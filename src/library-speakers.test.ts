@@ -155,7 +155,9 @@ describe("speakers found by the lite diarizer in recognised speech", { skip: nee
       const report = await library.ingest([talk], { incremental: true });
       assert.equal(report.failed, 0, JSON.stringify(report.results));
       assert.deepEqual((await library.speakers("later.mp4")).speakers, [], "no speech recognised yet, so no one speaks yet");
-      const answer = await library.ask("what did the second speaker say about america?");
+      // JFK's "what your country can do for you" is what the lite transcriber hears of him in this talk (2026-11-27: its
+      // 40,000 words; with every word of the dictionary it heard "america" and lost the line).
+      const answer = await library.ask("what did the second speaker say about their country?");
       assert.ok((answer.extraction?.clips.length ?? 0) > 0, "speech was recognised for the question");
       const labels = (await library.speakers("later.mp4")).speakers.map((speaker) => speaker.label);
       assert.ok(labels.includes("Speaker 2"), `speakers found at question time: ${labels.join(", ")}`);

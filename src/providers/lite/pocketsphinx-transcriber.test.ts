@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { after, test } from "node:test";
@@ -294,7 +294,8 @@ async function leftoverTempFiles(body: () => Promise<void>): Promise<string[]> {
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
   }
-  return readdirSync(scratch);
+  // The restricted dictionary is kept there on purpose, for every later transcriber (pocketsphinx-vocabulary.ts).
+  return readdirSync(scratch).filter((name) => name !== "videorag-pocketsphinx");
 }
 
 test("a failing program is TOOL_FAILED and leaves no temporary files; a missing one or model TOOL_MISSING", { skip: needsShared }, async () => {
@@ -331,4 +332,28 @@ test("aborting stops every process with INTERRUPTED and leaves no temporary file
   // 44 s of audio takes 10 s or more to decode; stopping must not wait for it.
   assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
   assert.deepEqual(left, []);
+});
+
+test("a language model the vocabulary cannot be read from: every word of the dictionary, with a warning", { skip: needsMedia }, async () => {
+  // A model folder with Debian's acoustic model and dictionary and a small ARPA model of JFK's words in place of the
+  // binary one (pocketsphinx reads either).
+  const modelDir = join(workDir, "arpa-model");
+  const debian = "/usr/share/pocketsphinx/model/en-us";
+  mkdirSync(modelDir);
+  symlinkSync(join(debian, "en-us"), join(modelDir, "en-us"));
+  symlinkSync(join(debian, "cmudict-en-us.dict"), join(modelDir, "cmudict-en-us.dict"));
+  const words = ["and", "so", "my", "fellow", "americans", "ask", "not", "what", "your", "country", "can", "do", "for", "you"];
+  const unigrams = ["<s>", "</s>", ...words].map((word) => `-1.2\t${word}\t0`);
+  writeFileSync(join(modelDir, "en-us.lm.bin"), `\\data\\\nngram 1=${unigrams.length}\n\n\\1-grams:\n${unigrams.join("\n")}\n\n\\end\\\n`);
+  const transcriber = createPocketsphinxTranscriber({ modelDir });
+  const { segments, warnings } = await transcriber.transcribe(sharedPath("media/audio/jfk.wav"));
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]?.detail ?? "", /every word of the dictionary, not the 40000 likeliest/);
+  const heard = wordsOf(segments);
+  assert.ok(heard.filter((word) => ["country", "ask", "what"].includes(word)).length >= 2, heard.join(" "));
+  assert.ok(heard.every((word) => words.includes(word)), heard.join(" "));
+  // Asked for every word, the transcriber warns of nothing and names itself so (its results are cached under its id).
+  const whole = createPocketsphinxTranscriber({ modelDir, vocabulary: "all" });
+  assert.equal(whole.id, "pocketsphinx:en-us/all");
+  assert.deepEqual((await whole.transcribe(sharedPath("media/audio/jfk.wav"))).warnings, []);
 });

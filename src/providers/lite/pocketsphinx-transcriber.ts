@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { VideoRagError, toVideoRagError } from "../../spec/errors.js";
 import type { Warning } from "../../spec/model.js";
 import type { Transcriber, TranscriptSegment } from "../../spec/providers.js";
+import { restrictedDictionary } from "./pocketsphinx-vocabulary.js";
 import {
   energyFrameSamples,
   energyFramesPerSecond,
@@ -31,18 +32,32 @@ export interface PocketsphinxTranscriberOptions {
   binary?: string;
   /** The decoder's search settings (beams, passes), as pocketsphinx arguments. Default: `pocketsphinxSearch`. */
   decoderArgs?: readonly string[];
+  /**
+   * The words listened for: the language model's likeliest this many (see pocketsphinx-vocabulary.ts), or "all" for
+   * every word of the pronouncing dictionary. Default: `pocketsphinxVocabulary`.
+   */
+  vocabulary?: number | "all";
 }
 
 /** Pocketsphinx's own defaults: the search as Debian's program runs it when given no settings. */
 export const pocketsphinxDefaultSearch: readonly string[] = [];
 /**
- * The search the lite transcriber runs: pocketsphinx's defaults. `npm run bench transcriber`, 2026-11-26: pruning the
- * first pass (`-maxhmmpf 4000 -maxwpf 10`) took 1.8x less CPU with the same word error rate on the LibriVox and GRID
- * recordings (36.6% and 89.4% against 36.6% and 90.9%), but JFK's "what you can do for your country" read within a
- * longer talk came back as "for ya kindly", and a speaker question's test lost its answer: that recording is noisier
- * than the sets the rate is measured on. Kept here as `decoderArgs` for whoever measures it on more speech.
+ * The search the lite transcriber runs: pocketsphinx's defaults but at most 10 words ending per frame (`-maxwpf 10`),
+ * which left both word error rates alone and took a tenth less CPU (`npm run bench transcriber`, 2026-11-27). Pruning
+ * the HMMs too (`-maxhmmpf 4000`) took 1.8x less CPU with the same rates on the LibriVox and GRID recordings, but JFK's
+ * "what you can do for your country" read within a longer talk came back as "for ya kindly", and a speaker question's
+ * test lost its answer: that recording is noisier than the sets the rate is measured on.
  */
-export const pocketsphinxSearch: readonly string[] = pocketsphinxDefaultSearch;
+export const pocketsphinxSearch: readonly string[] = ["-maxwpf", "10"];
+
+/**
+ * The words the lite transcriber listens for: the language model's 40,000 likeliest, of its 72,547. With the search
+ * above, a full ingest of `bench incremental`'s 33 minutes of speech recognised it 1.3x faster (295 against 391 s)
+ * and found as many answers (20 of 47 cited at the spoken moment, against 19); the word error rates stayed 36.6% and
+ * 90.9%. 20,000 words were faster still (266 s) but lost two answers, 10,000 (232 s) six: a how-to video's telling
+ * words are the rarer ones (docs/benchmarks.md `## transcriber`).
+ */
+export const pocketsphinxVocabulary = 40_000;
 
 type TranscribedWord = NonNullable<TranscriptSegment["words"]>[number];
 
@@ -64,11 +79,27 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
     "-lm": join(modelDir, "en-us.lm.bin"),
     "-dict": join(modelDir, "cmudict-en-us.dict"),
   };
-  const modelArgs = Object.entries(modelFiles).flat();
   const decoderArgs = options.decoderArgs ?? pocketsphinxSearch;
+  const vocabulary = options.vocabulary ?? pocketsphinxVocabulary;
+  // The dictionary is chosen once per transcriber: the restricted one is written on first use and kept on disk.
+  let dictionary: Promise<{ path: string; warning?: Warning }> | undefined;
+  const chooseDictionary = (): Promise<{ path: string; warning?: Warning }> =>
+    (dictionary ??= (async () => {
+      if (vocabulary === "all") return { path: modelFiles["-dict"] };
+      const whole = (why: string): { path: string; warning: Warning } => ({
+        path: modelFiles["-dict"],
+        warning: { type: "fallback", feature: "speech", detail: `listening for every word of the dictionary, not the ${vocabulary} likeliest: ${why}` },
+      });
+      try {
+        const path = await restrictedDictionary(modelFiles["-dict"], modelFiles["-lm"], vocabulary);
+        return path ? { path } : whole(`${modelFiles["-lm"]} is not a binary trie language model of that dictionary's words`);
+      } catch (error) {
+        return whole(error instanceof Error ? error.message : String(error));
+      }
+    })());
 
   return {
-    id: "pocketsphinx:en-us",
+    id: vocabulary === pocketsphinxVocabulary ? "pocketsphinx:en-us" : `pocketsphinx:en-us/${vocabulary}`,
     capabilities: { languages: ["en"], maxConcurrency: concurrency, timestamps: "word" },
     async transcribe(wavPath, transcribeOptions = {}) {
       const { signal, onProgress } = transcribeOptions;
@@ -76,6 +107,9 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
       if (signal?.aborted) throw interrupted(wavPath, signal);
       // Checked up front: pocketsphinx itself only says "Failed to open" deep in a log we send to /dev/null.
       for (const path of Object.values(modelFiles)) await requireModelFile(path);
+      const chosen = await chooseDictionary();
+      if (chosen.warning) warnings.push(chosen.warning);
+      const modelArgs = Object.entries({ ...modelFiles, "-dict": chosen.path }).flat();
 
       const file = await open(wavPath, "r").catch((error: unknown) => {
         throw new VideoRagError("INPUT_NOT_FOUND", `cannot read ${wavPath}`, { cause: error, subject: wavPath });
