@@ -34,6 +34,13 @@ const onnx = z
   .strict();
 const off = z.object({ provider: z.literal("off") }).strict();
 const lite = <Name extends string>(name: Name) => z.object({ provider: z.literal(name) }).strict();
+/** The lite transcriber; `vocabulary`: the language model's likeliest words listened for (default 40,000), or "all". */
+const pocketsphinx = z
+  .object({
+    provider: z.literal("pocketsphinx"),
+    vocabulary: z.union([z.number().int().min(1_000).max(1_000_000), z.literal("all")]).optional(),
+  })
+  .strict();
 const sherpaDiarizer = z
   .object({
     provider: z.literal("sherpa-onnx"),
@@ -68,7 +75,7 @@ export const configSchema = z
         vision: z.union([chatModel, off]).optional(),
         textEmbedder: z.union([embeddingModel, transformers, off]).optional(),
         imageText: z.union([transformers, off]).optional(),
-        transcriber: z.union([lite("pocketsphinx"), transcriptionModel, transformers, off]).optional(),
+        transcriber: z.union([pocketsphinx, transcriptionModel, transformers, off]).optional(),
         /**
          * Screen text and bitmap subtitles. `languages`: tesseract's codes of the languages shown ("eng", "deu", "jpn",
          * "chi_sim"; default ["eng"]); each needs Debian's `tesseract-ocr-<code>` pack.

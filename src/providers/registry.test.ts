@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import { chooseProviders, liteConfig } from "./registry.js";
 import { loadSherpaOnnx } from "./sherpa/index.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "videorag-registry-test-"));
+const needsPocketsphinx = spawnSync("pocketsphinx_continuous", ["-h"]).error ? "pocketsphinx is not installed" : false;
 const sherpaMissing: string | false = await loadSherpaOnnx().then(
   () => false,
   (error: unknown) => `sherpa-onnx-node does not load here (an optional dependency): ${String(error)}`,
@@ -100,6 +102,20 @@ test("voice-activity detection: off when asked, a quiet summary line when its fi
   const wrongChoice = await chooseProviders(wrong, { ocr: false, speech: false });
   assert.equal(wrongChoice.vad, undefined);
   assert.ok(wrongChoice.warnings.some((warning) => warning.feature === "speech activity"), JSON.stringify(wrongChoice.warnings));
+});
+
+test("the lite transcriber listens for the configured vocabulary, named in its id; the configuration refuses a bad one", { skip: needsPocketsphinx }, async () => {
+  const config = liteConfig();
+  assert.equal((await chooseProviders(config, { ocr: false })).transcriber?.id, "pocketsphinx:en-us");
+  config.models.transcriber = { provider: "pocketsphinx", vocabulary: "all" };
+  const choice = await chooseProviders(config, { ocr: false });
+  assert.equal(choice.transcriber?.id, "pocketsphinx:en-us/all");
+  assert.ok(choice.summary.some((line) => line.startsWith("speech: pocketsphinx:en-us/all (lite")), JSON.stringify(choice.summary));
+  const parse = (transcriber: unknown) => configSchema.safeParse({ models: { transcriber } });
+  assert.ok(parse({ provider: "pocketsphinx", vocabulary: 20_000 }).success);
+  assert.equal(parse({ provider: "pocketsphinx", vocabulary: 10 }).success, false, "too few words to recognise speech");
+  assert.equal(parse({ provider: "pocketsphinx", vocabulary: 2.5e4 + 0.5 }).success, false);
+  assert.equal(parse({ provider: "pocketsphinx", words: 20_000 }).success, false, "unknown key");
 });
 
 describe("the neural diarizer (sherpa-onnx)", () => {

@@ -234,7 +234,7 @@ export async function chooseProviders(config: VideoRagConfig, options: ChoosePro
     choice.summary.push(`speech: ${choice.transcriber.id} (transformers.js)`);
   } else if (await programExists("pocketsphinx_continuous", ["-h"])) {
     if (speech?.provider === "transformers") choice.warnings.push({ type: "fallback", feature: "speech", detail: `${whisperMissing}; using pocketsphinx` });
-    choice.transcriber = runtime.wrapTranscriber(createPocketsphinxTranscriber());
+    choice.transcriber = runtime.wrapTranscriber(createPocketsphinxTranscriber(speech?.provider === "pocketsphinx" && speech.vocabulary ? { vocabulary: speech.vocabulary } : {}));
     choice.summary.push(`speech: ${choice.transcriber.id} (lite; English only: speech in other languages needs a Whisper model)`);
   } else fallback("transcriber", "speech", "pocketsphinx is not installed (apt-get install pocketsphinx pocketsphinx-en-us)");
 
