@@ -5,7 +5,7 @@
 // probabilities, read from its binary file (sphinxbase's trie format), so no word list ships with the package.
 
 import { createHash, randomUUID } from "node:crypto";
-import { mkdir, open, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { mkdir, open, readFile, rename, stat, writeFile, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -63,7 +63,7 @@ export async function likeliestWords(languageModelPath: string, count: number): 
 }
 
 /** The last `count` NUL-terminated strings of the file, in order; undefined when it does not end with that many. */
-async function lastStrings(file: Awaited<ReturnType<typeof open>>, size: number, count: number): Promise<string[] | undefined> {
+async function lastStrings(file: FileHandle, size: number, count: number): Promise<string[] | undefined> {
   // Words average under ten bytes; read back from the end until `count` strings are whole.
   for (let span = Math.min(size, count * 16); ; span = Math.min(size, span * 2)) {
     const tail = Buffer.alloc(span);
