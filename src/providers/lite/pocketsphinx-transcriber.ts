@@ -108,6 +108,8 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
       // Checked up front: pocketsphinx itself only says "Failed to open" deep in a log we send to /dev/null.
       for (const path of Object.values(modelFiles)) await requireModelFile(path);
       const chosen = await chooseDictionary();
+      // The first call writes the dictionary; a cancel meanwhile must not be missed by the listener added below.
+      if (signal?.aborted) throw interrupted(wavPath, signal);
       if (chosen.warning) warnings.push(chosen.warning);
       const modelArgs = Object.entries({ ...modelFiles, "-dict": chosen.path }).flat();
 
