@@ -111,18 +111,20 @@ test("planChunks cuts in the quietest 200 ms near each boundary", () => {
   energies.fill(1, 27 * framesPerSecond, 27.3 * framesPerSecond);
   energies.fill(500, 29 * framesPerSecond, 29.3 * framesPerSecond);
   energies.fill(1, 40 * framesPerSecond, 40.3 * framesPerSecond);
-  const chunks = planChunks(energies, 60 * 16_000, 2);
+  const chunks = planChunks(energies, 60 * 16_000);
   assert.equal(chunks.length, 2);
   const cutSecond = (chunks[0]?.endSample ?? 0) / 16_000;
   assert.ok(cutSecond > 27 && cutSecond < 27.3, `cut at ${cutSecond} s`);
   assert.equal(chunks[1]?.startSample, chunks[0]?.endSample);
   assert.equal(chunks[1]?.endSample, 60 * 16_000);
-  // Short files on many cores: chunks of 10 s or more, and no tail under 5 s.
+  // A clip of 30-odd seconds is one chunk; a long file is cut every 22.5-30 s, its last chunk up to 37.5 s.
   const uniform = (seconds: number) => new Float64Array(seconds * framesPerSecond).fill(1);
-  assert.equal(planChunks(uniform(15), 15 * 16_000, 8).length, 1);
-  const lengths = planChunks(uniform(25), 25 * 16_000, 8).map((chunk) => (chunk.endSample - chunk.startSample) / 16_000);
-  assert.equal(lengths.length, 2);
-  assert.ok(lengths.every((seconds) => seconds >= 5) && (lengths[0] ?? 0) >= 10, JSON.stringify(lengths));
+  assert.equal(planChunks(uniform(15), 15 * 16_000).length, 1);
+  assert.equal(planChunks(uniform(36), 36 * 16_000).length, 1);
+  const lengths = planChunks(uniform(200), 200 * 16_000).map((chunk) => (chunk.endSample - chunk.startSample) / 16_000);
+  assert.ok(lengths.length >= 6 && lengths.length <= 9, JSON.stringify(lengths));
+  assert.ok(lengths.slice(0, -1).every((seconds) => seconds >= 22.5 && seconds <= 30.3), JSON.stringify(lengths));
+  assert.ok((lengths.at(-1) ?? 0) >= 15 && (lengths.at(-1) ?? 0) <= 37.5, JSON.stringify(lengths));
 });
 
 test("GRID sentences: word recall and word times against the forced alignment", { skip: needsMedia }, async () => {
