@@ -155,13 +155,15 @@ describe("speakers found by the lite diarizer in recognised speech", { skip: nee
       const report = await library.ingest([talk], { incremental: true });
       assert.equal(report.failed, 0, JSON.stringify(report.results));
       assert.deepEqual((await library.speakers("later.mp4")).speakers, [], "no speech recognised yet, so no one speaks yet");
-      // JFK's "what your country can do for you" is what the lite transcriber hears of him in this talk (2026-11-27: its
-      // 40,000 words; with every word of the dictionary it heard "america" and lost the line).
-      const answer = await library.ask("what did the second speaker say about their country?");
+      // What the lite transcriber hears of JFK's words here changes with its settings (2026-11-27: "what your country
+      // can do for you" in 15 s chunks, "when you can do for you" in 30 s ones), so the question asks for all he said.
+      const answer = await library.ask("what did the second speaker say?");
       assert.ok((answer.extraction?.clips.length ?? 0) > 0, "speech was recognised for the question");
       const labels = (await library.speakers("later.mp4")).speakers.map((speaker) => speaker.label);
       assert.ok(labels.includes("Speaker 2"), `speakers found at question time: ${labels.join(", ")}`);
       assert.ok(answer.citations.length > 0 && answer.citations.every((citation) => citation.speaker === "Speaker 2"), JSON.stringify(answer.citations));
+      // JFK speaks from 12.4 to 23.4 s: what is cited as his lies there.
+      assert.ok(answer.citations.every((citation) => citation.startSecond >= 12 && citation.endSecond <= 24.5), JSON.stringify(answer.citations));
       // The rest of the speech, recognised later, takes its speakers from the voices kept then: the labels stay.
       await library.extract();
       assert.equal((await library.status()).stages.speakers?.pending ?? 0, 0);

@@ -1,9 +1,9 @@
 // Who speaks in a video's recognised speech or unvoiced subtitles. A transcriber that diarizes (a server's
 // `diarized_json`) labels its segments itself; otherwise the diarizer splits the whole video's audio into turns and each
-// segment takes the voice of the turn it overlaps most. Labels become "Speaker 1", "Speaker 2", … in order of first
-// appearance, once: the voices are kept (the store's speakerVoices) and speech recognised later, at question time, is
-// labelled by them without diarizing again, so a label never changes its voice. Names a user gives are kept apart (the
-// store's SpeakerNames), so renaming re-indexes nothing.
+// segment takes the voice of the turn it overlaps most, cut where the voice changes within it. Labels become
+// "Speaker 1", "Speaker 2", … in order of first appearance, once: the voices are kept (the store's speakerVoices) and
+// speech recognised later, at question time, is labelled by them without diarizing again, so a label never changes its
+// voice. Names a user gives are kept apart (the store's SpeakerNames), so renaming re-indexes nothing.
 
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -32,18 +32,81 @@ export function numberSpeakers(segments: readonly Segment[]): Segment[] {
   });
 }
 
-/** Each segment with the speaker of the turn it overlaps most; none where no turn overlaps it. */
+// A segment runs on across a change of voice when the pause there is short (a transcriber ends its segments at pauses
+// a listener notices): it is cut where the voices change, when each side holds at least this much of one voice.
+const minSplitSeconds = 1;
+
+/**
+ * Each segment with the speaker of the turn it overlaps most, and none where no turn overlaps it. A segment across a
+ * change of voice, each side holding a second or more of its voice, is cut at the change; its words are shared out by
+ * their letters' share of its time (segments keep no word times).
+ */
 export function assignTurns(segments: readonly Segment[], turns: readonly SpeakerTurn[]): Segment[] {
-  return segments.map((segment) => {
-    let best: string | undefined;
-    let bestOverlap = 0;
-    for (const turn of turns) {
-      const overlap = Math.min(segment.endSecond, turn.endSecond) - Math.max(segment.startSecond, turn.startSecond);
-      if (overlap > bestOverlap) [best, bestOverlap] = [turn.speaker, overlap];
-    }
+  return segments.flatMap((segment) => {
     const { speaker: _old, ...rest } = segment;
-    return best ? { ...rest, speaker: best } : rest;
+    const pieces = voicedPieces(segment, turns);
+    const words = segment.text.split(/\s+/).filter(Boolean);
+    if (pieces.length < 2 || words.length < pieces.length) {
+      const speaker = mostOverlapping(segment, turns);
+      return [speaker ? { ...rest, speaker } : rest];
+    }
+    const duration = segment.endSecond - segment.startSecond;
+    // Each word's end, as a share of the segment's letters (a space counted with the word before it).
+    const letters = words.reduce((sum, word) => sum + word.length + 1, 0);
+    const wordEnds: number[] = [];
+    let seen = 0;
+    for (const word of words) wordEnds.push((seen += word.length + 1) / letters);
+    const parts: Segment[] = [];
+    let firstWord = 0;
+    for (const [index, piece] of pieces.entries()) {
+      const next = pieces[index + 1];
+      const isLast = next === undefined;
+      // The words that end before the next voice starts, leaving at least one word for each piece after this one.
+      let lastWord = words.length - 1;
+      if (!isLast) {
+        const cut = (next.startSecond - segment.startSecond) / duration;
+        lastWord = firstWord;
+        while (lastWord + 1 < words.length - (pieces.length - index - 1) && Math.abs((wordEnds[lastWord + 1] as number) - cut) < Math.abs((wordEnds[lastWord] as number) - cut)) lastWord += 1;
+      }
+      const startSecond = index === 0 ? segment.startSecond : piece.startSecond;
+      const endSecond = isLast ? segment.endSecond : next.startSecond;
+      parts.push({ ...rest, startSecond, endSecond, text: words.slice(firstWord, lastWord + 1).join(" "), speaker: piece.speaker });
+      firstWord = lastWord + 1;
+    }
+    return parts;
   });
+}
+
+/** The turn that overlaps the segment most. */
+function mostOverlapping(segment: Segment, turns: readonly SpeakerTurn[]): string | undefined {
+  let best: string | undefined;
+  let bestOverlap = 0;
+  for (const turn of turns) {
+    const overlap = Math.min(segment.endSecond, turn.endSecond) - Math.max(segment.startSecond, turn.startSecond);
+    if (overlap > bestOverlap) [best, bestOverlap] = [turn.speaker, overlap];
+  }
+  return best;
+}
+
+/**
+ * The stretches of one voice within the segment, in time order: the turns it overlaps, one voice's neighbouring turns
+ * joined, and a stretch shorter than a second given to the voice beside it.
+ */
+function voicedPieces(segment: Segment, turns: readonly SpeakerTurn[]): SpeakerTurn[] {
+  const overlapping = turns
+    .filter((turn) => Math.min(segment.endSecond, turn.endSecond) > Math.max(segment.startSecond, turn.startSecond))
+    .map((turn) => ({ startSecond: Math.max(segment.startSecond, turn.startSecond), endSecond: Math.min(segment.endSecond, turn.endSecond), speaker: turn.speaker }))
+    .sort((a, b) => a.startSecond - b.startSecond);
+  const joined = (list: SpeakerTurn[]): SpeakerTurn[] => {
+    const out: SpeakerTurn[] = [];
+    for (const piece of list) {
+      const last = out.at(-1);
+      if (last && last.speaker === piece.speaker) last.endSecond = Math.max(last.endSecond, piece.endSecond);
+      else out.push({ ...piece });
+    }
+    return out;
+  };
+  return joined(joined(overlapping).filter((piece) => piece.endSecond - piece.startSecond >= minSplitSeconds));
 }
 
 export interface SpeakerLabelling {
