@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { after, test } from "node:test";
@@ -104,6 +104,35 @@ test("groupIntoSegments breaks at pauses and splits long speech at its longest g
   for (const segment of long) assert.ok(segment.endSecond - segment.startSecond <= 12);
 });
 
+test("a file alone is cut for every core; files transcribed at once share them, one process each", { skip: needsMedia }, async () => {
+  const librivox = readdirSync(sharedPath("media/audio/librivox"))
+    .filter((name) => name.endsWith(".wav"))
+    .sort()
+    .map((name) => sharedPath("media/audio/librivox", name));
+  const list = join(workDir, "readings.txt");
+  writeFileSync(list, librivox.map((path) => `file '${path}'\n`).join(""));
+  const wav = toWav(list, "readings.wav", ["-f", "concat", "-safe", "0"]);
+  const log = join(workDir, "shared-cores.log");
+  const wrapper = join(workDir, "pocketsphinx-counted");
+  writeFileSync(wrapper, `#!/bin/sh\necho start >> ${log}\nexec pocketsphinx_continuous "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  const transcriber = createPocketsphinxTranscriber({ concurrency: 2, binary: wrapper });
+  const processes = (): number => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").length : 0);
+
+  const alone = await transcriber.transcribe(wav);
+  assert.equal(processes(), 2, "24.7 s alone on two cores: two chunks");
+  rmSync(log);
+  const together = await Promise.all([transcriber.transcribe(wav), transcriber.transcribe(wav)]);
+  assert.equal(processes(), 2, "two files at once: one process each");
+  // The same words either way, give or take what a chunk's start changes.
+  const text = (result: { segments: { text: string }[] }): string[] => result.segments.flatMap((segment) => segment.text.split(" "));
+  for (const result of together) {
+    const heard = new Set(text(result));
+    const shared = text(alone).filter((word) => heard.has(word)).length;
+    assert.ok(shared >= text(alone).length * 0.8, `${shared} of ${text(alone).length} words`);
+  }
+});
+
 test("planChunks cuts in the quietest 200 ms near each boundary", () => {
   const framesPerSecond = 100;
   const energies = new Float64Array(60 * framesPerSecond).fill(1000);
@@ -111,20 +140,25 @@ test("planChunks cuts in the quietest 200 ms near each boundary", () => {
   energies.fill(1, 27 * framesPerSecond, 27.3 * framesPerSecond);
   energies.fill(500, 29 * framesPerSecond, 29.3 * framesPerSecond);
   energies.fill(1, 40 * framesPerSecond, 40.3 * framesPerSecond);
-  const chunks = planChunks(energies, 60 * 16_000);
+  const chunks = planChunks(energies, 60 * 16_000, 2);
   assert.equal(chunks.length, 2);
   const cutSecond = (chunks[0]?.endSample ?? 0) / 16_000;
   assert.ok(cutSecond > 27 && cutSecond < 27.3, `cut at ${cutSecond} s`);
   assert.equal(chunks[1]?.startSample, chunks[0]?.endSample);
   assert.equal(chunks[1]?.endSample, 60 * 16_000);
-  // A clip of 30-odd seconds is one chunk; a long file is cut every 22.5-30 s, its last chunk up to 37.5 s.
+  // Short files on many cores: chunks of 10 s or more, and no tail under 5 s.
   const uniform = (seconds: number) => new Float64Array(seconds * framesPerSecond).fill(1);
-  assert.equal(planChunks(uniform(15), 15 * 16_000).length, 1);
-  assert.equal(planChunks(uniform(36), 36 * 16_000).length, 1);
-  const lengths = planChunks(uniform(200), 200 * 16_000).map((chunk) => (chunk.endSample - chunk.startSample) / 16_000);
-  assert.ok(lengths.length >= 6 && lengths.length <= 9, JSON.stringify(lengths));
-  assert.ok(lengths.slice(0, -1).every((seconds) => seconds >= 22.5 && seconds <= 30.3), JSON.stringify(lengths));
-  assert.ok((lengths.at(-1) ?? 0) >= 15 && (lengths.at(-1) ?? 0) <= 37.5, JSON.stringify(lengths));
+  assert.equal(planChunks(uniform(15), 15 * 16_000, 8).length, 1);
+  const lengths = planChunks(uniform(25), 25 * 16_000, 8).map((chunk) => (chunk.endSample - chunk.startSample) / 16_000);
+  assert.equal(lengths.length, 2);
+  assert.ok(lengths.every((seconds) => seconds >= 5) && (lengths[0] ?? 0) >= 10, JSON.stringify(lengths));
+  // One process: a clip of 30-odd seconds is one chunk; a long file is cut every 22.5-30 s, its last chunk up to 37.5 s.
+  assert.equal(planChunks(uniform(36), 36 * 16_000, 1).length, 1);
+  assert.equal(planChunks(uniform(30), 30 * 16_000, 2).length, 2);
+  const long = planChunks(uniform(200), 200 * 16_000, 2).map((chunk) => (chunk.endSample - chunk.startSample) / 16_000);
+  assert.ok(long.length >= 6 && long.length <= 9, JSON.stringify(long));
+  assert.ok(long.slice(0, -1).every((seconds) => seconds >= 22.5 && seconds <= 30.3), JSON.stringify(long));
+  assert.ok((long.at(-1) ?? 0) >= 15 && (long.at(-1) ?? 0) <= 37.5, JSON.stringify(long));
 });
 
 test("GRID sentences: word recall and word times against the forced alignment", { skip: needsMedia }, async () => {

@@ -60,12 +60,14 @@ export const pocketsphinxSearch: readonly string[] = ["-maxwpf", "10"];
 export const pocketsphinxVocabulary = 40_000;
 
 type TranscribedWord = NonNullable<TranscriptSegment["words"]>[number];
+type TranscribeOptions = NonNullable<Parameters<Transcriber["transcribe"]>[1]>;
+type Transcript = Awaited<ReturnType<Transcriber["transcribe"]>>;
 
-// Chunks of about 30 s, however many cores there are. A process's first seconds cost it the most (its search is wide
-// until its cepstral mean adapts), and callers already run clips side by side: two 30 s clips at a time, each cut in
-// two 15 s chunks, took 1.35x the CPU of one chunk each (82.5 against 60.9 s on a 226 s narrated video, 2026-11-27).
-// Chunks much longer leave cores idle at the end of a long file.
-const chunkSeconds = 30;
+// Chunks much shorter than 10 s lose accuracy: pocketsphinx adapts its cepstral mean over the first seconds, and a
+// process's first seconds cost it the most (its search is wide until then). Chunks much longer than 30 s leave cores
+// idle at the end of a file.
+const minChunkSeconds = 10;
+const maxChunkSeconds = 30;
 // Segments end at a pause a listener would notice, and are kept short enough to cite a precise moment.
 const segmentPauseSeconds = 0.6;
 const maxSegmentSeconds = 12;
@@ -99,100 +101,117 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
       }
     })());
 
+  // Transcriptions in flight on this transcriber: a file is cut for the cores the others leave (callers run clips side
+  // by side, and two 30 s clips at a time, each cut in two 15 s chunks, took 1.35x the CPU of one chunk each: 82.5
+  // against 60.9 s on a 226 s narrated video, 2026-11-27); a clip alone still has every core.
+  let inFlight = 0;
+
   return {
     id: vocabulary === pocketsphinxVocabulary ? "pocketsphinx:en-us" : `pocketsphinx:en-us/${vocabulary}`,
     capabilities: { languages: ["en"], maxConcurrency: concurrency, timestamps: "word" },
     async transcribe(wavPath, transcribeOptions = {}) {
-      const { signal, onProgress } = transcribeOptions;
-      const warnings: Warning[] = [];
-      if (signal?.aborted) throw interrupted(wavPath, signal);
-      // Checked up front: pocketsphinx itself only says "Failed to open" deep in a log we send to /dev/null.
-      for (const path of Object.values(modelFiles)) await requireModelFile(path);
-      const chosen = await chooseDictionary();
-      // The first call writes the dictionary; a cancel meanwhile must not be missed by the listener added below.
-      if (signal?.aborted) throw interrupted(wavPath, signal);
-      if (chosen.warning) warnings.push(chosen.warning);
-      const modelArgs = Object.entries({ ...modelFiles, "-dict": chosen.path }).flat();
-
-      const file = await open(wavPath, "r").catch((error: unknown) => {
-        throw new VideoRagError("INPUT_NOT_FOUND", `cannot read ${wavPath}`, { cause: error, subject: wavPath });
-      });
-      let tempDir: string | undefined;
-      // Stops the other chunks when one fails, and follows the caller's signal.
-      const stop = new AbortController();
-      const onAbort = () => stop.abort(signal?.reason);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      if (transcribeOptions.signal?.aborted) throw interrupted(wavPath, transcribeOptions.signal);
+      inFlight += 1;
       try {
-        const layout = await readWavLayout(file, wavPath);
-        requireSpeechLayout(layout, wavPath);
-        const totalSamples = layout.dataBytes / 2;
-        const totalSeconds = totalSamples / speechSampleRate;
-        onProgress?.(0, totalSeconds);
-        if (totalSamples < energyFrameSamples) return { segments: [], warnings };
-
-        const energies = await readFrameEnergies(file, layout, energyFrameSamples);
-        const chunks = planChunks(energies, totalSamples);
-        tempDir = await mkdtemp(join(transcribeOptions.scratchDir ?? tmpdir(), "videorag-pocketsphinx-"));
-        const directory = tempDir;
-        const wordsByChunk: TranscribedWord[][] = new Array(chunks.length);
-        let doneSeconds = 0;
-        let next = 0;
-        // The first failure is the story; the chunks stopped because of it only fail with INTERRUPTED.
-        let firstError: unknown;
-
-        const worker = async () => {
-          while (next < chunks.length && !stop.signal.aborted) {
-            const index = next;
-            next += 1;
-            const chunk = chunks[index] as AudioSpan;
-            const chunkPath = join(directory, `chunk-${index}.wav`);
-            await writeFile(chunkPath, await extractWav(file, layout, chunk.startSample, chunk.endSample));
-            const { stdout } = await runProcess(
-              binary,
-              ["-infile", chunkPath, "-time", "yes", "-logfn", "/dev/null", ...modelArgs, ...decoderArgs],
-              { signal: stop.signal, installHint: "apt-get install pocketsphinx pocketsphinx-en-us" },
-            );
-            await rm(chunkPath, { force: true });
-            wordsByChunk[index] = parsePocketsphinxWords(stdout.toString("utf8"), chunk.startSample / speechSampleRate);
-            doneSeconds += (chunk.endSample - chunk.startSample) / speechSampleRate;
-            onProgress?.(Math.min(doneSeconds, totalSeconds), totalSeconds);
-          }
-        };
-        await Promise.all(
-          Array.from({ length: Math.min(concurrency, chunks.length) }, () =>
-            worker().catch((error: unknown) => {
-              firstError ??= error;
-              stop.abort(error);
-            }),
-          ),
-        );
-        if (signal?.aborted) throw interrupted(wavPath, signal);
-        if (firstError !== undefined) throw toVideoRagError(firstError);
-        return { segments: groupIntoSegments(wordsByChunk.flat()), warnings };
+        return await transcribeFile(wavPath, transcribeOptions);
       } finally {
-        signal?.removeEventListener("abort", onAbort);
-        await file.close();
-        if (tempDir) await rm(tempDir, { recursive: true, force: true });
+        inFlight -= 1;
       }
     },
   };
+
+  async function transcribeFile(wavPath: string, transcribeOptions: TranscribeOptions): Promise<Transcript> {
+    const { signal, onProgress } = transcribeOptions;
+    const warnings: Warning[] = [];
+    // Checked up front: pocketsphinx itself only says "Failed to open" deep in a log we send to /dev/null.
+    for (const path of Object.values(modelFiles)) await requireModelFile(path);
+    const chosen = await chooseDictionary();
+    // The first call writes the dictionary; a cancel meanwhile must not be missed by the listener added below.
+    if (signal?.aborted) throw interrupted(wavPath, signal);
+    if (chosen.warning) warnings.push(chosen.warning);
+    const modelArgs = Object.entries({ ...modelFiles, "-dict": chosen.path }).flat();
+
+    const file = await open(wavPath, "r").catch((error: unknown) => {
+      throw new VideoRagError("INPUT_NOT_FOUND", `cannot read ${wavPath}`, { cause: error, subject: wavPath });
+    });
+    let tempDir: string | undefined;
+    // Stops the other chunks when one fails, and follows the caller's signal.
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const layout = await readWavLayout(file, wavPath);
+      requireSpeechLayout(layout, wavPath);
+      const totalSamples = layout.dataBytes / 2;
+      const totalSeconds = totalSamples / speechSampleRate;
+      onProgress?.(0, totalSeconds);
+      if (totalSamples < energyFrameSamples) return { segments: [], warnings };
+
+      const energies = await readFrameEnergies(file, layout, energyFrameSamples);
+      // Counted now, after the reads: clips started together have all begun by this point.
+      const chunks = planChunks(energies, totalSamples, Math.max(1, Math.floor(concurrency / Math.max(1, inFlight))));
+      tempDir = await mkdtemp(join(transcribeOptions.scratchDir ?? tmpdir(), "videorag-pocketsphinx-"));
+      const directory = tempDir;
+      const wordsByChunk: TranscribedWord[][] = new Array(chunks.length);
+      let doneSeconds = 0;
+      let next = 0;
+      // The first failure is the story; the chunks stopped because of it only fail with INTERRUPTED.
+      let firstError: unknown;
+
+      const worker = async () => {
+        while (next < chunks.length && !stop.signal.aborted) {
+          const index = next;
+          next += 1;
+          const chunk = chunks[index] as AudioSpan;
+          const chunkPath = join(directory, `chunk-${index}.wav`);
+          await writeFile(chunkPath, await extractWav(file, layout, chunk.startSample, chunk.endSample));
+          const { stdout } = await runProcess(
+            binary,
+            ["-infile", chunkPath, "-time", "yes", "-logfn", "/dev/null", ...modelArgs, ...decoderArgs],
+            { signal: stop.signal, installHint: "apt-get install pocketsphinx pocketsphinx-en-us" },
+          );
+          await rm(chunkPath, { force: true });
+          wordsByChunk[index] = parsePocketsphinxWords(stdout.toString("utf8"), chunk.startSample / speechSampleRate);
+          doneSeconds += (chunk.endSample - chunk.startSample) / speechSampleRate;
+          onProgress?.(Math.min(doneSeconds, totalSeconds), totalSeconds);
+        }
+      };
+      await Promise.all(
+        Array.from({ length: Math.min(concurrency, chunks.length) }, () =>
+          worker().catch((error: unknown) => {
+            firstError ??= error;
+            stop.abort(error);
+          }),
+        ),
+      );
+      if (signal?.aborted) throw interrupted(wavPath, signal);
+      if (firstError !== undefined) throw toVideoRagError(firstError);
+      return { segments: groupIntoSegments(wordsByChunk.flat()), warnings };
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      await file.close();
+      if (tempDir) await rm(tempDir, { recursive: true, force: true });
+    }
+  }
 }
 
 /**
- * Cuts the audio into chunks of about 30 s, each cut in the quietest 200 ms near its nominal place, so that no word is
- * split; a file under 37.5 s is one chunk.
+ * Cuts the audio into chunks of 10-30 s, each cut in the quietest 200 ms near its nominal place, so that no word is
+ * split. The nominal length spreads a short file over the processes it may use and keeps a long one at about 30 s a
+ * chunk.
  */
-export function planChunks(energies: Float64Array, totalSamples: number): AudioSpan[] {
-  const nominalSeconds = chunkSeconds;
+export function planChunks(energies: Float64Array, totalSamples: number, processes: number): AudioSpan[] {
+  const totalSeconds = totalSamples / speechSampleRate;
+  const nominalSeconds = Math.min(maxChunkSeconds, Math.max(minChunkSeconds, totalSeconds / processes));
   const chunks: AudioSpan[] = [];
   let startFrame = 0;
   const totalFrames = energies.length;
   // The last chunk may run up to a quarter over nominal rather than leave a sliver of a few seconds behind.
   while ((totalFrames - startFrame) / energyFramesPerSecond > nominalSeconds * 1.25) {
-    const earliest = startFrame + Math.round(nominalSeconds * 0.75 * energyFramesPerSecond);
+    const earliest = startFrame + Math.round(Math.max(minChunkSeconds, nominalSeconds * 0.75) * energyFramesPerSecond);
     // The tail keeps at least half a nominal chunk, so no chunk is a sliver.
     const latest = Math.min(
-      startFrame + Math.round(nominalSeconds * energyFramesPerSecond),
+      startFrame + Math.round(Math.min(maxChunkSeconds, nominalSeconds * 1.25) * energyFramesPerSecond),
       totalFrames - Math.round(nominalSeconds * 0.5 * energyFramesPerSecond) - quietWindowFrames,
     );
     if (latest < earliest) break;
