@@ -21,7 +21,7 @@ test("a segment takes the voice of the turn it overlaps most, and none where no 
   assert.deepEqual(labelled.map((segment) => segment.speaker), ["S1", "S2", "S2", undefined]);
 });
 
-test("a segment across a change of voice is cut there, its words shared by their letters' share of its time", () => {
+test("recognised speech across a change of voice is cut there, its words shared by their letters' share of its time", () => {
   const turns = [
     { startSecond: 12.4, endSecond: 23.4, speaker: "S2" },
     { startSecond: 23.4, endSecond: 39, speaker: "S1" },
@@ -33,6 +33,8 @@ test("a segment across a change of voice is cut there, its words shared by their
   assert.match(labelled[0]?.text ?? "", /^and what you can do for you and i( pray( that)?)?$/, "cut within a word of the change");
   // Under a second of the other voice is not a change: the segment is the voice it overlaps most, whole.
   assert.deepEqual(assignTurns([said(22.6, 28)], turns).map((segment) => [segment.startSecond, segment.speaker]), [[22.6, "S1"]]);
+  // A subtitle's cue is its author's line: it keeps the voice it overlaps most, whole.
+  assert.deepEqual(assignTurns([{ ...across, source: "subtitle" }], turns).map((segment) => [segment.startSecond, segment.speaker]), [[20.5, "S1"]]);
   // A one-word segment is never cut.
   assert.deepEqual(assignTurns([{ ...said(22, 26), text: "hello" }], turns).map((segment) => segment.speaker), ["S1"]);
 });

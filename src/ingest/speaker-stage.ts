@@ -1,6 +1,6 @@
 // Who speaks in a video's recognised speech or unvoiced subtitles. A transcriber that diarizes (a server's
 // `diarized_json`) labels its segments itself; otherwise the diarizer splits the whole video's audio into turns and each
-// segment takes the voice of the turn it overlaps most, cut where the voice changes within it. Labels become
+// segment takes the voice of the turn it overlaps most, speech cut where the voice changes within it. Labels become
 // "Speaker 1", "Speaker 2", … in order of first appearance, once: the voices are kept (the store's speakerVoices) and
 // speech recognised later, at question time, is labelled by them without diarizing again, so a label never changes its
 // voice. Names a user gives are kept apart (the store's SpeakerNames), so renaming re-indexes nothing.
@@ -37,14 +37,15 @@ export function numberSpeakers(segments: readonly Segment[]): Segment[] {
 const minSplitSeconds = 1;
 
 /**
- * Each segment with the speaker of the turn it overlaps most, and none where no turn overlaps it. A segment across a
- * change of voice, each side holding a second or more of its voice, is cut at the change; its words are shared out by
- * their letters' share of its time (segments keep no word times).
+ * Each segment with the speaker of the turn it overlaps most, and none where no turn overlaps it. Recognised speech
+ * across a change of voice, each side holding a second or more of its voice, is cut at the change; its words are shared
+ * out by their letters' share of its time (segments keep no word times).
  */
 export function assignTurns(segments: readonly Segment[], turns: readonly SpeakerTurn[]): Segment[] {
   return segments.flatMap((segment) => {
     const { speaker: _old, ...rest } = segment;
-    const pieces = voicedPieces(segment, turns);
+    // A subtitle's cue is a line its author timed, one voice's as a rule: it keeps the voice it overlaps most.
+    const pieces = segment.source === "speech" ? voicedPieces(segment, turns) : [];
     const words = segment.text.split(/\s+/).filter(Boolean);
     if (pieces.length < 2 || words.length < pieces.length) {
       const speaker = mostOverlapping(segment, turns);
