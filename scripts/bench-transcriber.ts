@@ -2,7 +2,9 @@
 // - word error rate on the real recordings in ../shared/media: the LibriVox sentences (their reference transcription)
 //   and the GRID talking heads (each file's name spells its sentence: bbaf2n = "bin blue at f two now");
 // - speed on the narrated videos of `bench incremental`'s speech library (made there if missing) and its readings:
-//   x real time by wall clock with every core, and per core by the CPU seconds the decoders used.
+//   x real time by wall clock with every core, and per core by the CPU seconds the decoders used: the files whole, one
+//   after the other, and cut in 30 s clips transcribed side by side, one per core, as a full ingest's speech stage runs
+//   them (the clips' figures: `clipsRealTime…`).
 //
 //   npm run bench transcriber -- [--settings default,narrow,default@all,wpf-10@40000] [--minutes 5]
 // A setting's words (after "@"): the language model's likeliest so many, or all of the dictionary's; default the
@@ -12,9 +14,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { extractAudio } from "../src/media/index.js";
+import { mapConcurrent } from "../src/providers/runtime/map-concurrent.js";
 import { createPocketsphinxTranscriber, pocketsphinxDefaultSearch, pocketsphinxSearch, pocketsphinxVocabulary } from "../src/providers/lite/pocketsphinx-transcriber.js";
 import { needsShared, sharedPath } from "../src/test-support/shared.js";
 import { gridSentence, makeSpeechLibrary } from "./bench-incremental-media.js";
+
+// A full ingest's clips (planClips' 30 s).
+const clipSeconds = 30;
 
 /** The search settings compared, by name. */
 const settings: Record<string, readonly string[]> = {
@@ -128,12 +134,18 @@ export async function benchTranscriber(args: string[] = []): Promise<Record<stri
     // Speech long enough to time: narrated videos' audio, in order, up to `minutes`.
     const speech = await makeSpeechLibrary(process.env.BENCH_SPEECH_DIR ?? join(tmpdir(), "videorag-bench-speech"));
     const long: { wav: string; seconds: number }[] = [];
+    const clips: string[] = [];
     let total = 0;
     for (const file of speech.files) {
       if (total >= minutes * 60) break;
       const wav = join(scratch, `${basename(file.path)}.wav`);
       await extractAudio(file.path, wav);
       long.push({ wav, seconds: file.durationSeconds });
+      for (let start = 0; start < file.durationSeconds - 0.5; start += clipSeconds) {
+        const clip = join(scratch, `${basename(file.path)}-${start}.wav`);
+        await extractAudio(file.path, clip, { startSecond: start, durationSeconds: Math.min(clipSeconds, file.durationSeconds - start) });
+        clips.push(clip);
+      }
       total += file.durationSeconds;
     }
     const results: Record<string, unknown> = {};
@@ -158,6 +170,11 @@ export async function benchTranscriber(args: string[] = []): Promise<Record<stri
       for (const file of long) await transcriber.transcribe(file.wav, { scratchDir: scratch });
       const wallSeconds = (performance.now() - started) / 1000;
       const cpuSeconds = childCpuSeconds() - cpuBefore;
+      const clipsCpuBefore = childCpuSeconds();
+      const clipsStarted = performance.now();
+      await mapConcurrent(clips, transcriber.capabilities.maxConcurrency, (clip) => transcriber.transcribe(clip, { scratchDir: scratch }));
+      const clipsWallSeconds = (performance.now() - clipsStarted) / 1000;
+      const clipsCpuSeconds = childCpuSeconds() - clipsCpuBefore;
       results[name] = {
         decoderArgs: search.join(" ") || "(pocketsphinx defaults)",
         vocabulary: vocabulary ?? pocketsphinxVocabulary,
@@ -165,6 +182,8 @@ export async function benchTranscriber(args: string[] = []): Promise<Record<stri
         werGrid: round(grid * 100, 1),
         realTimeWall: round(total / wallSeconds, 1),
         realTimePerCore: round(total / cpuSeconds, 1),
+        clipsRealTimeWall: round(total / clipsWallSeconds, 1),
+        clipsRealTimePerCore: round(total / clipsCpuSeconds, 1),
       };
       console.error(name, JSON.stringify(results[name]));
     }
