@@ -1,6 +1,7 @@
 // Speech recognition with the Debian `pocketsphinx_continuous` program and its en-us model.
-// Pocketsphinx decodes one file on one core, so the audio is cut at pauses into
-// chunks that separate processes decode side by side; word times are shifted back onto the whole file's clock.
+// Pocketsphinx decodes one file on one core, so the audio is cut at pauses into chunks, one per core that other
+// transcriptions in flight leave idle, that separate processes decode side by side; word times are shifted back onto
+// the whole file's clock.
 
 import { access, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
