@@ -78,12 +78,16 @@ export function assignTurns(segments: readonly Segment[], turns: readonly Speake
   });
 }
 
+type Span = { startSecond: number; endSecond: number };
+/** Seconds two spans share; zero or less where they do not meet. */
+const overlapSeconds = (a: Span, b: Span): number => Math.min(a.endSecond, b.endSecond) - Math.max(a.startSecond, b.startSecond);
+
 /** The turn that overlaps the segment most. */
 function mostOverlapping(segment: Segment, turns: readonly SpeakerTurn[]): string | undefined {
   let best: string | undefined;
   let bestOverlap = 0;
   for (const turn of turns) {
-    const overlap = Math.min(segment.endSecond, turn.endSecond) - Math.max(segment.startSecond, turn.startSecond);
+    const overlap = overlapSeconds(segment, turn);
     if (overlap > bestOverlap) [best, bestOverlap] = [turn.speaker, overlap];
   }
   return best;
@@ -95,7 +99,7 @@ function mostOverlapping(segment: Segment, turns: readonly SpeakerTurn[]): strin
  */
 function voicedPieces(segment: Segment, turns: readonly SpeakerTurn[]): SpeakerTurn[] {
   const overlapping = turns
-    .filter((turn) => Math.min(segment.endSecond, turn.endSecond) > Math.max(segment.startSecond, turn.startSecond))
+    .filter((turn) => overlapSeconds(segment, turn) > 0)
     .map((turn) => ({ startSecond: Math.max(segment.startSecond, turn.startSecond), endSecond: Math.min(segment.endSecond, turn.endSecond), speaker: turn.speaker }))
     .sort((a, b) => a.startSecond - b.startSecond);
   const joined = (list: SpeakerTurn[]): SpeakerTurn[] => {

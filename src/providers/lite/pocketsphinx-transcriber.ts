@@ -150,7 +150,7 @@ export function createPocketsphinxTranscriber(options: PocketsphinxTranscriberOp
 
       const energies = await readFrameEnergies(file, layout, energyFrameSamples);
       // Counted now, after the reads: clips started together have all begun by this point.
-      const chunks = planChunks(energies, totalSamples, Math.max(1, Math.floor(concurrency / Math.max(1, inFlight))));
+      const chunks = planChunks(energies, totalSamples, Math.max(1, Math.floor(concurrency / inFlight)));
       tempDir = await mkdtemp(join(transcribeOptions.scratchDir ?? tmpdir(), "videorag-pocketsphinx-"));
       const directory = tempDir;
       const wordsByChunk: TranscribedWord[][] = new Array(chunks.length);
