@@ -21,6 +21,8 @@ export interface SpeechQuestion {
   startSecond: number;
   endSecond: number;
   spoken: string;
+  /** The answer's rarest words, where the question asks by them (narrated videos). */
+  keys?: string[];
 }
 
 /** The generated files and the questions about them. */
@@ -573,6 +575,7 @@ function toLibrary(directory: string, entries: Entry[]): SpeechLibrary {
         startSecond: answer.startSecond,
         endSecond: answer.endSecond,
         spoken: answer.spoken,
+        ...(answer.keys ? { keys: answer.keys } : {}),
       })),
     ),
     totalSeconds: round(entries.reduce((sum, entry) => sum + entry.durationSeconds, 0)),

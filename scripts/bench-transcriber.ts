@@ -4,7 +4,10 @@
 // - speed on the narrated videos of `bench incremental`'s speech library (made there if missing) and its readings:
 //   x real time by wall clock with every core, and per core by the CPU seconds the decoders used: the files whole, one
 //   after the other, and cut in 30 s clips transcribed side by side, one per core, as a full ingest's speech stage runs
-//   them (the clips' figures: `clipsRealTime…`).
+//   them (the clips' figures: `clipsRealTime…`);
+// - of the rare words a narrated video's questions ask by (`keys`), how many the clips' transcripts hold within 2 s of
+//   where they are spoken (`answerKeysHeard`): what a question can find, and what a vocabulary or a narrow search loses
+//   first.
 //
 //   npm run bench transcriber -- [--settings default,narrow,default@all,wpf-10@40000] [--minutes 5]
 // A setting's words (after "@"): the language model's likeliest so many, or all of the dictionary's; default the
@@ -17,7 +20,7 @@ import { extractAudio } from "../src/media/index.js";
 import { mapConcurrent } from "../src/providers/runtime/map-concurrent.js";
 import { createPocketsphinxTranscriber, pocketsphinxDefaultSearch, pocketsphinxSearch, pocketsphinxVocabulary } from "../src/providers/lite/pocketsphinx-transcriber.js";
 import { needsShared, sharedPath } from "../src/test-support/shared.js";
-import { gridSentence, makeSpeechLibrary } from "./bench-incremental-media.js";
+import { gridSentence, makeSpeechLibrary, type SpeechQuestion } from "./bench-incremental-media.js";
 
 // A full ingest's clips (planClips' 30 s).
 const clipSeconds = 30;
@@ -54,6 +57,23 @@ const settings: Record<string, readonly string[]> = {
   "wpf-10": ["-maxwpf", "10"],
   "wpf-20": ["-maxwpf", "20"],
   "hmm-10000-wpf-10": ["-maxhmmpf", "10000", "-maxwpf", "10"],
+  "wpf-10-tree-only": ["-maxwpf", "10", "-fwdflat", "no"],
+  "wpf-10-lpbeam-30": ["-maxwpf", "10", "-lpbeam", "1e-30"],
+  "wpf-10-beam-40": ["-maxwpf", "10", "-beam", "1e-40"],
+  "wpf-10-top-3": ["-maxwpf", "10", "-topn", "3"],
+  "wpf-10-flatw-20": ["-maxwpf", "10", "-fwdflatwbeam", "1e-20"],
+  "wpf-10-lp-30-flatw-20": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatwbeam", "1e-20"],
+  "wpf-10-lp-30-sfwin-10": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "10"],
+  "wpf-10-lp-30-sfwin-10-flatw-20": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "10", "-fwdflatwbeam", "1e-20"],
+  "wpf-10-lp-30-sfwin-10-pbeam-40": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "10", "-pbeam", "1e-40"],
+  "wpf-10-lp-30-sfwin-5": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "5"],
+  "wpf-10-lp-30-sfwin-10-hmm-4000": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "10", "-maxhmmpf", "4000"],
+  "wpf-10-lp-30-sfwin-10-lpo-25": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "10", "-lponlybeam", "1e-25"],
+  "wpf-10-lp-30-sfwin-5-pb-40-lpo-25": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "5", "-pbeam", "1e-40", "-lponlybeam", "1e-25"],
+  "wpf-10-lp-30-sfwin-10-pb-40-hmm-4000": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "10", "-pbeam", "1e-40", "-maxhmmpf", "4000"],
+  "wpf-10-lp-30-pb-40": ["-maxwpf", "10", "-lpbeam", "1e-30", "-pbeam", "1e-40"],
+  "wpf-10-lp-25": ["-maxwpf", "10", "-lpbeam", "1e-25"],
+  "wpf-10-lp-20": ["-maxwpf", "10", "-lpbeam", "1e-20"],
 };
 
 const normalise = (text: string): string[] =>
@@ -111,6 +131,24 @@ async function recordings(scratch: string): Promise<{ librivox: Recording[]; gri
 
 const round = (value: number, digits = 2): number => Number(value.toFixed(digits));
 
+/** Of the keys of the questions whose answers the transcribed files hold, those heard within 2 s of their answer. */
+function keysHeard(questions: SpeechQuestion[], words: { file: string; word: string; startSecond: number; endSecond: number }[]): { heard: number; asked: number; answers: number } {
+  const files = new Set(words.map((word) => word.file));
+  const counted = { heard: 0, asked: 0, answers: 0 };
+  for (const question of questions) {
+    if (!question.keys || !files.has(question.file)) continue;
+    const near = new Set(
+      words
+        .filter((word) => word.file === question.file && word.startSecond <= question.endSecond + 2 && word.endSecond >= question.startSecond - 2)
+        .map((word) => word.word.toLowerCase()),
+    );
+    counted.heard += question.keys.filter((key) => near.has(key.toLowerCase())).length;
+    counted.asked += question.keys.length;
+    counted.answers += 1;
+  }
+  return counted;
+}
+
 export async function benchTranscriber(args: string[] = []): Promise<Record<string, unknown>> {
   if (needsShared) return { skipped: needsShared };
   const option = (name: string): string | undefined => {
@@ -134,7 +172,7 @@ export async function benchTranscriber(args: string[] = []): Promise<Record<stri
     // Speech long enough to time: narrated videos' audio, in order, up to `minutes`.
     const speech = await makeSpeechLibrary(process.env.BENCH_SPEECH_DIR ?? join(tmpdir(), "videorag-bench-speech"));
     const long: { wav: string; seconds: number }[] = [];
-    const clips: string[] = [];
+    const clips: { wav: string; file: string; startSecond: number }[] = [];
     let total = 0;
     for (const file of speech.files) {
       if (total >= minutes * 60) break;
@@ -144,7 +182,7 @@ export async function benchTranscriber(args: string[] = []): Promise<Record<stri
       for (let start = 0; start < file.durationSeconds - 0.5; start += clipSeconds) {
         const clip = join(scratch, `${basename(file.path)}-${start}.wav`);
         await extractAudio(file.path, clip, { startSecond: start, durationSeconds: Math.min(clipSeconds, file.durationSeconds - start) });
-        clips.push(clip);
+        clips.push({ wav: clip, file: file.path, startSecond: start });
       }
       total += file.durationSeconds;
     }
@@ -172,9 +210,15 @@ export async function benchTranscriber(args: string[] = []): Promise<Record<stri
       const cpuSeconds = childCpuSeconds() - cpuBefore;
       const clipsCpuBefore = childCpuSeconds();
       const clipsStarted = performance.now();
-      await mapConcurrent(clips, transcriber.capabilities.maxConcurrency, (clip) => transcriber.transcribe(clip, { scratchDir: scratch }));
+      const heard = await mapConcurrent(clips, transcriber.capabilities.maxConcurrency, (clip) => transcriber.transcribe(clip.wav, { scratchDir: scratch }));
       const clipsWallSeconds = (performance.now() - clipsStarted) / 1000;
       const clipsCpuSeconds = childCpuSeconds() - clipsCpuBefore;
+      const keys = keysHeard(
+        speech.questions,
+        clips.flatMap((clip, index) =>
+          (heard[index]?.segments ?? []).flatMap((segment) => segment.words ?? []).map((word) => ({ ...word, file: clip.file, startSecond: word.startSecond + clip.startSecond, endSecond: word.endSecond + clip.startSecond })),
+        ),
+      );
       results[name] = {
         decoderArgs: search.join(" ") || "(pocketsphinx defaults)",
         vocabulary: vocabulary ?? pocketsphinxVocabulary,
@@ -184,6 +228,7 @@ export async function benchTranscriber(args: string[] = []): Promise<Record<stri
         realTimePerCore: round(total / cpuSeconds, 1),
         clipsRealTimeWall: round(total / clipsWallSeconds, 1),
         clipsRealTimePerCore: round(total / clipsCpuSeconds, 1),
+        answerKeysHeard: `${keys.heard} of ${keys.asked} (${keys.answers} answers)`,
       };
       console.error(name, JSON.stringify(results[name]));
     }

@@ -44,12 +44,14 @@ export interface PocketsphinxTranscriberOptions {
 export const pocketsphinxDefaultSearch: readonly string[] = [];
 /**
  * The search the lite transcriber runs: pocketsphinx's defaults but at most 10 words ending per frame (`-maxwpf 10`),
- * which left both word error rates alone and took a tenth less CPU (`npm run bench transcriber`, 2026-11-27). Pruning
- * the HMMs too (`-maxhmmpf 4000`) took 1.8x less CPU with the same rates on the LibriVox and GRID recordings, but JFK's
- * "what you can do for your country" read within a longer talk came back as "for ya kindly", and a speaker question's
- * test lost its answer: that recording is noisier than the sets the rate is measured on.
+ * and narrower beams for the last phone of a word (`-lpbeam 1e-30`, default 1e-40) and for the phones within one
+ * (`-pbeam 1e-40`, default 1e-48): 1.4–1.5x less decoder CPU, and the word error rates went down, LibriVox 36.6% → 33.8%
+ * and GRID 90.9% → 87.9% (`npm run bench transcriber`, 2026-11-27, third session). Settings that were faster still lost
+ * the rare words answers hang on, in the narrated videos of `bench incremental`: a narrower window for the second pass
+ * (`-fwdflatsfwin 5` or 10), a narrower beam for words of one phone (`-lponlybeam 1e-25`). Pruning the HMMs
+ * (`-maxhmmpf 4000`) lost JFK's "what you can do for your country" within a longer talk with every word listened for.
  */
-export const pocketsphinxSearch: readonly string[] = ["-maxwpf", "10"];
+export const pocketsphinxSearch: readonly string[] = ["-maxwpf", "10", "-lpbeam", "1e-30", "-pbeam", "1e-40"];
 
 /**
  * The words the lite transcriber listens for: the language model's 40,000 likeliest, of its 72,547. With the search
