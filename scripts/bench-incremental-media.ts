@@ -25,6 +25,9 @@ export interface SpeechQuestion {
   keys?: string[];
 }
 
+/** How far from its spoken answer a moment may lie and still be that answer's (a citation, a heard word). */
+export const answerToleranceSeconds = 2;
+
 /** The generated files and the questions about them. */
 export interface SpeechLibrary {
   files: { path: string; durationSeconds: number }[];

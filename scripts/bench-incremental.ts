@@ -18,7 +18,7 @@ import { basename, join } from "node:path";
 import { configSchema } from "../src/config/index.js";
 import { openLibrary, type Library } from "../src/index.js";
 import { needsShared, sharedPath } from "../src/test-support/shared.js";
-import { makeSpeechLibrary, type SpeechQuestion } from "./bench-incremental-media.js";
+import { answerToleranceSeconds, makeSpeechLibrary, type SpeechQuestion } from "./bench-incremental-media.js";
 
 function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -26,12 +26,10 @@ function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
 }
 
-const toleranceSeconds = 2;
-
 /** Whether the answer's first citation (or the search's best moment) lands on the spoken answer, within ±2 s. */
 function hitsMoment(question: SpeechQuestion, moment: { path: string; startSecond: number; endSecond: number } | undefined): boolean {
   if (!moment || basename(moment.path) !== basename(question.file)) return false;
-  return moment.startSecond <= question.endSecond + toleranceSeconds && moment.endSecond >= question.startSecond - toleranceSeconds;
+  return moment.startSecond <= question.endSecond + answerToleranceSeconds && moment.endSecond >= question.startSecond - answerToleranceSeconds;
 }
 
 interface AskRun {

@@ -9,8 +9,8 @@
 //   where they are spoken (`answerKeysHeard`): what a question can find, and what a vocabulary or a narrow search loses
 //   first.
 //
-//   npm run bench transcriber -- [--settings default,narrow,default@all,wpf-10@40000] [--minutes 5]
-// A setting's words (after "@"): the language model's likeliest so many, or all of the dictionary's; default the
+//   npm run bench transcriber -- [--settings default,narrow,default@all,wpf-10@40000,wpf-10+lp-30+pb-40] [--minutes 5]
+// Named settings joined with "+" run together. A setting's words (after "@"): the language model's likeliest so many, or all of the dictionary's; default the
 // transcriber's own (`pocketsphinxVocabulary`).
 import { readFileSync, readdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -20,7 +20,7 @@ import { extractAudio } from "../src/media/index.js";
 import { mapConcurrent } from "../src/providers/runtime/map-concurrent.js";
 import { createPocketsphinxTranscriber, pocketsphinxDefaultSearch, pocketsphinxSearch, pocketsphinxVocabulary } from "../src/providers/lite/pocketsphinx-transcriber.js";
 import { needsShared, sharedPath } from "../src/test-support/shared.js";
-import { gridSentence, makeSpeechLibrary, type SpeechQuestion } from "./bench-incremental-media.js";
+import { answerToleranceSeconds, gridSentence, makeSpeechLibrary, type SpeechQuestion } from "./bench-incremental-media.js";
 
 // A full ingest's clips (planClips' 30 s).
 const clipSeconds = 30;
@@ -57,23 +57,19 @@ const settings: Record<string, readonly string[]> = {
   "wpf-10": ["-maxwpf", "10"],
   "wpf-20": ["-maxwpf", "20"],
   "hmm-10000-wpf-10": ["-maxhmmpf", "10000", "-maxwpf", "10"],
-  "wpf-10-tree-only": ["-maxwpf", "10", "-fwdflat", "no"],
-  "wpf-10-lpbeam-30": ["-maxwpf", "10", "-lpbeam", "1e-30"],
-  "wpf-10-beam-40": ["-maxwpf", "10", "-beam", "1e-40"],
-  "wpf-10-top-3": ["-maxwpf", "10", "-topn", "3"],
-  "wpf-10-flatw-20": ["-maxwpf", "10", "-fwdflatwbeam", "1e-20"],
-  "wpf-10-lp-30-flatw-20": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatwbeam", "1e-20"],
-  "wpf-10-lp-30-sfwin-10": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "10"],
-  "wpf-10-lp-30-sfwin-10-flatw-20": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "10", "-fwdflatwbeam", "1e-20"],
-  "wpf-10-lp-30-sfwin-10-pbeam-40": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "10", "-pbeam", "1e-40"],
-  "wpf-10-lp-30-sfwin-5": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "5"],
-  "wpf-10-lp-30-sfwin-10-hmm-4000": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "10", "-maxhmmpf", "4000"],
-  "wpf-10-lp-30-sfwin-10-lpo-25": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "10", "-lponlybeam", "1e-25"],
-  "wpf-10-lp-30-sfwin-5-pb-40-lpo-25": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "5", "-pbeam", "1e-40", "-lponlybeam", "1e-25"],
-  "wpf-10-lp-30-sfwin-10-pb-40-hmm-4000": ["-maxwpf", "10", "-lpbeam", "1e-30", "-fwdflatsfwin", "10", "-pbeam", "1e-40", "-maxhmmpf", "4000"],
-  "wpf-10-lp-30-pb-40": ["-maxwpf", "10", "-lpbeam", "1e-30", "-pbeam", "1e-40"],
-  "wpf-10-lp-25": ["-maxwpf", "10", "-lpbeam", "1e-25"],
-  "wpf-10-lp-20": ["-maxwpf", "10", "-lpbeam", "1e-20"],
+  // Pieces to join with "+" ("wpf-10+lp-30+pb-40"): each adds its arguments to those before it.
+  "tree-only": ["-fwdflat", "no"],
+  "lp-30": ["-lpbeam", "1e-30"],
+  "lp-25": ["-lpbeam", "1e-25"],
+  "lp-20": ["-lpbeam", "1e-20"],
+  "pb-40": ["-pbeam", "1e-40"],
+  "beam-40": ["-beam", "1e-40"],
+  "top-3": ["-topn", "3"],
+  "flatw-20": ["-fwdflatwbeam", "1e-20"],
+  "sfwin-10": ["-fwdflatsfwin", "10"],
+  "sfwin-5": ["-fwdflatsfwin", "5"],
+  "lpo-25": ["-lponlybeam", "1e-25"],
+  "hmm-4000": ["-maxhmmpf", "4000"],
 };
 
 const normalise = (text: string): string[] =>
@@ -131,7 +127,7 @@ async function recordings(scratch: string): Promise<{ librivox: Recording[]; gri
 
 const round = (value: number, digits = 2): number => Number(value.toFixed(digits));
 
-/** Of the keys of the questions whose answers the transcribed files hold, those heard within 2 s of their answer. */
+/** Of the keys of the questions whose answers the transcribed files hold, those heard at their answer (±2 s). */
 function keysHeard(questions: SpeechQuestion[], words: { file: string; word: string; startSecond: number; endSecond: number }[]): { heard: number; asked: number; answers: number } {
   const files = new Set(words.map((word) => word.file));
   const counted = { heard: 0, asked: 0, answers: 0 };
@@ -139,7 +135,7 @@ function keysHeard(questions: SpeechQuestion[], words: { file: string; word: str
     if (!question.keys || !files.has(question.file)) continue;
     const near = new Set(
       words
-        .filter((word) => word.file === question.file && word.startSecond <= question.endSecond + 2 && word.endSecond >= question.startSecond - 2)
+        .filter((word) => word.file === question.file && word.startSecond <= question.endSecond + answerToleranceSeconds && word.endSecond >= question.startSecond - answerToleranceSeconds)
         .map((word) => word.word.toLowerCase()),
     );
     counted.heard += question.keys.filter((key) => near.has(key.toLowerCase())).length;
@@ -160,9 +156,11 @@ export async function benchTranscriber(args: string[] = []): Promise<Record<stri
   const parse = (name: string): { search: readonly string[]; vocabulary: number | "all" | undefined } => {
     const [search = "", words] = name.split("@");
     const vocabulary = words === undefined ? undefined : words === "all" ? "all" : Number(words);
-    const known = settings[search];
-    if (!known || (typeof vocabulary === "number" && !(vocabulary > 0))) throw new Error(`no settings named ${name}; known: ${Object.keys(settings).join(", ")}, each optionally @<words>|@all`);
-    return { search: known, vocabulary };
+    const pieces = search.split("+").map((piece) => settings[piece]);
+    if (pieces.some((piece) => !piece) || (typeof vocabulary === "number" && !(vocabulary > 0))) {
+      throw new Error(`no settings named ${name}; known: ${Object.keys(settings).join(", ")}, joined with "+", optionally @<words>|@all`);
+    }
+    return { search: pieces.flatMap((piece) => piece ?? []), vocabulary };
   };
   for (const name of names) parse(name);
   const minutes = Number(option("minutes") ?? 5);
