@@ -47,23 +47,31 @@ describe("slides read at question time", { skip: needsShared }, () => {
 });
 
 describe("the answer as soon as it holds the question", { skip: needsShared }, () => {
-  test("the best clips first: once the answer holds, the rest of the plan is extracted in the background, while no question is", async () => {
-    // JFK's line eleven times over: four 30-second clips of speech, each of which answers the question.
-    const audio = join(scratch, "jfk-many.wav");
-    const made = spawnSync("ffmpeg", ["-v", "error", "-y", "-stream_loop", "10", "-i", sharedPath("media/audio/jfk.wav"), "-c:a", "pcm_s16le", audio], { encoding: "utf8" });
+  test("the best clips heard first: once the answer holds, the rest of the plan and the heard clips' pictures are extracted in the background", async () => {
+    // JFK's line eleven times over a picture: four 30-second clips of speech, each of which answers the question.
+    const video = join(scratch, "jfk-many.mp4");
+    const made = spawnSync("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=320x240:r=5", "-stream_loop", "10", "-i", sharedPath("media/audio/jfk.wav"),
+      "-shortest", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", video], { encoding: "utf8" });
     assert.equal(made.status, 0, made.stderr);
     const library = await openLibrary({ path: join(scratch, "early"), modelsDir: sharedPath("models") });
     try {
-      await library.ingest([audio], { incremental: true });
-      const pending = (await library.status()).stages.speech?.pending ?? 0;
+      await library.ingest([video], { incremental: true });
+      const stages = (await library.status()).stages;
+      const pending = stages.speech?.pending ?? 0;
       assert.ok(pending >= 4, `${pending} clips of speech`);
-      const answer = await library.ask("ask not what your country can do for you");
-      assert.equal(answer.citations[0]?.title, "jfk-many.wav", answer.text);
-      assert.equal(answer.extraction?.clips.length, 2, "the first step's two clips held the answer");
-      assert.equal(answer.extraction?.leftForLater, pending - 2, JSON.stringify(answer.extraction));
+      const pictures = stages["screen-text"]?.pending ?? 0;
+      assert.ok(pictures >= pending, JSON.stringify(stages));
+      // A question of no clear kind ("ask" would make it one of speech) plans speech and pictures: the speech comes first.
+      const answer = await library.ask("what your country can do for you");
+      assert.equal(answer.citations[0]?.title, "jfk-many.mp4", answer.text);
+      assert.deepEqual(answer.extraction?.clips.map((clip) => clip.stages.filter((stage) => stage !== "embeddings" && stage !== "graph" && stage !== "chapters" && stage !== "speakers")), [["speech"], ["speech"]],
+        "the first step's two clips heard, their pictures not read, held the answer");
+      assert.equal(answer.extraction?.leftForLater, pictures, `every clip has its pictures left: ${JSON.stringify(answer.extraction)}`);
       assert.ok(!answer.warnings.some((warning) => warning.feature === "extraction"), "not a budget running out");
       await library.settled();
-      assert.equal((await library.status()).stages.speech?.pending, 0, "the rest of the plan was extracted in the background");
+      const after = (await library.status()).stages;
+      assert.equal(after.speech?.pending, 0, "the rest of the plan was heard in the background");
+      assert.equal(after["screen-text"]?.pending, 0, "and every clip's screen text read");
     } finally {
       await library.close();
     }

@@ -34,7 +34,7 @@ import type { ExtractiveOptions } from "./extractive-input.js";
 import { overviewText, summaryEvidence, topicsText } from "./overview-answer.js";
 import { defaultStepSettings, stepAnswer, type StepInput } from "./step-answer.js";
 import { streamLlmAnswer } from "./llm-answer.js";
-import { clipId, planExtraction, type PlannedClip, type PlannedStage } from "./plan-extraction.js";
+import { clipId, extractionSteps, planExtraction, type ExtractionStep, type PlannedClip, type PlannedStage } from "./plan-extraction.js";
 import { readSpeakerNaming } from "./speaker-naming.js";
 import { redescribeClip } from "./redescribe-clip.js";
 
@@ -581,35 +581,41 @@ async function extractForQuestion(
     await store.markAsked(plan.clips);
     result.rounds = round;
     // The best clips first, a few at a time: once the answer holds the question, the rest of the plan is left for later.
-    let rest: PlannedClip[] = [];
+    const steps = extractionSteps(plan, clipsPerStep);
+    let rest: ExtractionStep[] = [];
     let answered = false;
-    for (let at = 0; at < plan.clips.length; at += clipsPerStep) {
+    for (const [position, step] of steps.entries()) {
       const remaining = settings.budgetSeconds - (performance.now() - started) / 1000;
-      const step = plan.clips.slice(at, at + clipsPerStep);
-      const report = remaining > 0 ? await settings.extract(step, plan.stages, { budgetSeconds: remaining, onProgress: options.onExtraction, signal: options.signal, speakersNow }) : undefined;
-      result.clips.push(...(report?.clips ?? []));
+      const report = remaining > 0 ? await settings.extract(step.clips, step.stages, { budgetSeconds: remaining, onProgress: options.onExtraction, signal: options.signal, speakersNow }) : undefined;
+      for (const clip of report?.clips ?? []) {
+        const known = result.clips.find((entry) => entry.videoId === clip.videoId && entry.clipIndex === clip.clipIndex);
+        if (known) known.stages = [...new Set([...known.stages, ...clip.stages])];
+        else result.clips.push(clip);
+      }
       for (const failure of report?.failed.slice(0, 3) ?? []) {
         warnings.push({ type: "degraded", feature: failure.stage, detail: `clip ${failure.clipIndex} of ${failure.videoId}: ${failure.error}` });
       }
       if (!report || report.leftForLater > 0) {
-        rest = plan.clips.slice(at + step.length - (report?.leftForLater ?? step.length));
+        const reached = step.clips.length - (report?.leftForLater ?? step.clips.length);
+        rest = [{ clips: step.clips.slice(reached), stages: step.stages }, ...steps.slice(position + 1)];
         break;
       }
-      if (at + clipsPerStep >= plan.clips.length) break;
+      if (position === steps.length - 1) break;
       if (await answersQuestion(question, await lookAgain(), context, options.signal)) {
         answered = true;
-        rest = plan.clips.slice(at + clipsPerStep);
+        rest = steps.slice(position + 1);
         break;
       }
     }
-    if (rest.length > 0) {
-      settings.later?.(rest, plan.stages);
-      result.leftForLater = (result.leftForLater ?? 0) + rest.length;
+    const leftClips = new Set(rest.flatMap((step) => step.clips.map(clipId))).size;
+    if (leftClips > 0) {
+      for (const step of rest) if (step.clips.length > 0) settings.later?.(step.clips, step.stages);
+      result.leftForLater = (result.leftForLater ?? 0) + leftClips;
     }
     if (answered) break;
-    if (rest.length > 0) {
+    if (leftClips > 0) {
       const where = settings.later ? "are extracted in the background" : "were left for later";
-      warnings.push({ type: "degraded", feature: "extraction", detail: `the ${settings.budgetSeconds} s extraction budget ran out; ${rest.length} planned clips ${where}` });
+      warnings.push({ type: "degraded", feature: "extraction", detail: `the ${settings.budgetSeconds} s extraction budget ran out; ${leftClips} planned clips ${where}` });
       break;
     }
   }

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { questionKinds } from "../retrieval/index.js";
 import type { ClipSignals, ClipStageState, Video } from "../spec/index.js";
-import { planExtraction, stagesForKinds, type PlanInput } from "./plan-extraction.js";
+import { clipId, extractionSteps, planExtraction, stagesForKinds, type PlanInput } from "./plan-extraction.js";
 
 const video = (id: string, hasAudio = true): Video => ({
   id,
@@ -100,4 +100,25 @@ test("the language model's no drops a placed candidate", async () => {
     }),
   );
   assert.deepEqual(plan.clips.map((clip) => clip.clipIndex), [2]);
+});
+
+test("a plan of speech and pictures hears every planned clip before reading any clip's pictures, the best clips first", async () => {
+  const plan = await planExtraction(
+    input({
+      candidates: [
+        { videoId: "talk", clipIndex: 3 },
+        { videoId: "street", clipIndex: 2 }, // nothing to hear there
+        { videoId: "talk", clipIndex: 6 },
+      ],
+    }),
+  );
+  const steps = extractionSteps(plan, 2).map((step) => ({ clips: step.clips.map(clipId), stages: step.stages }));
+  assert.deepEqual(steps, [
+    { clips: ["talk#3", "talk#6"], stages: ["speech"] },
+    { clips: ["talk#3", "street#2"], stages: ["screen-text", "visual"] },
+    { clips: ["talk#6"], stages: ["screen-text", "visual"] },
+  ]);
+  // A question of one kind runs its stages together.
+  const said = await planExtraction(input({ kinds: ["said"], candidates: [{ videoId: "talk", clipIndex: 3 }] }));
+  assert.deepEqual(extractionSteps(said, 2).map((step) => step.stages), [["speech"]]);
 });

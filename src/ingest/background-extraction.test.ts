@@ -1,5 +1,5 @@
 // The background extraction of what questions leave for later: one clip at a time, never while a question extracts,
-// a clip queued once, and closing abandons the clip running and drops the rest.
+// a clip queued once with every stage asked of it, and closing abandons the clip running and drops the rest.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { runProcess } from "../media/index.js";
@@ -9,11 +9,11 @@ const clip = (clipIndex: number) => ({ videoId: "v", clipIndex });
 
 /** An extractor whose calls are recorded and each finish when the test says so. */
 function manualExtractor() {
-  const calls: { clips: number[]; finish: () => void; signal: AbortSignal }[] = [];
+  const calls: { clips: number[]; stages: string[]; finish: () => void; signal: AbortSignal }[] = [];
   let called: (() => void) | undefined;
-  const extract = (clips: { clipIndex: number }[], _stages: unknown, signal: AbortSignal) =>
+  const extract = (clips: { clipIndex: number }[], stages: string[], signal: AbortSignal) =>
     new Promise<void>((resolve, reject) => {
-      calls.push({ clips: clips.map((entry) => entry.clipIndex), finish: resolve, signal });
+      calls.push({ clips: clips.map((entry) => entry.clipIndex), stages, finish: resolve, signal });
       signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
       called?.();
     });
@@ -38,6 +38,9 @@ test("clips are extracted one at a time, each once, and never while a question e
   background.add([clip(3), clip(4)], ["speech"]);
   background.add([clip(4), clip(5)], ["speech"]);
   assert.equal(background.queued, 3, "clip 4 queued once");
+  // A question that heard clip 3 leaves its pictures: the queued clip gains them, once.
+  background.add([clip(3)], ["speech", "screen-text"]);
+  assert.equal(background.queued, 3);
   await tick();
   assert.equal(calls.length, 0, "waits for the question");
   const first = nextCall();
@@ -45,6 +48,7 @@ test("clips are extracted one at a time, each once, and never while a question e
   await question.done;
   await first;
   assert.deepEqual(calls.map((call) => call.clips), [[3]]);
+  assert.deepEqual(calls[0]?.stages, ["speech", "screen-text"]);
   // Another question comes while clip 3 runs: clip 4 waits for it.
   const second = holdQuestion(background);
   calls[0]?.finish();

@@ -8,7 +8,7 @@ import type { ClipKey } from "./extract-clips.js";
 import type { DeferredStage } from "./clip-stages.js";
 
 export interface BackgroundExtraction {
-  /** Queues clips to extract once no question is extracting (a clip queued already is not queued twice). */
+  /** Queues clips to extract once no question is extracting (a clip queued already gains the stages, once). */
   add(clips: readonly ClipKey[], stages: readonly DeferredStage[]): void;
   /** Runs a question's extraction: the background waits until it ends. */
   foreground<T>(work: () => Promise<T>): Promise<T>;
@@ -56,7 +56,9 @@ export function createBackgroundExtraction(
     add(clips, stages) {
       if (stop.signal.aborted) return;
       for (const clip of clips) {
-        if (!queue.some((entry) => entry.clip.videoId === clip.videoId && entry.clip.clipIndex === clip.clipIndex)) queue.push({ clip: { ...clip }, stages: [...stages] });
+        const queued = queue.find((entry) => entry.clip.videoId === clip.videoId && entry.clip.clipIndex === clip.clipIndex);
+        if (queued) queued.stages = [...new Set([...queued.stages, ...stages])];
+        else queue.push({ clip: { ...clip }, stages: [...stages] });
       }
       running ??= loop();
     },

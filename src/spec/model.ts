@@ -183,7 +183,7 @@ export interface AnswerExtraction {
   seconds: number;
   /** Rounds of planning and extraction that ran. */
   rounds: number;
-  /** Planned clips not extracted for the answer (it held without them, or the budget ran out): left to the background. */
+  /** Planned clips with stages not run for the answer (it held without them, or the budget ran out): left to the background. */
   leftForLater?: number;
 }
 
