@@ -42,22 +42,41 @@ interface AskRun {
   /** When the first answer was shown: the preliminary one where the question waited for extraction, else the answer. */
   firstAnswerMs: number[];
   extractedPerQuestion: number[];
+  /**
+   * Per question that extracted: when its final answer came, when the clip where the answer is spoken was written back
+   * by its extraction (null: not by this question's), and whether the answer cites the moment. The time a stopping rule
+   * that knew the answer would have answered at, given the planner's order.
+   */
+  waited: { question: number; ms: number; answerClipAtMs: number | null; cited: boolean }[];
 }
 
 async function askAll(library: Library, questions: SpeechQuestion[], thinkSeconds = 0): Promise<AskRun> {
-  const run: AskRun = { recall: 0, topCitation: 0, searchRecallAt5: 0, latencyMs: [], firstAnswerMs: [], extractedPerQuestion: [] };
+  const run: AskRun = { recall: 0, topCitation: 0, searchRecallAt5: 0, latencyMs: [], firstAnswerMs: [], extractedPerQuestion: [], waited: [] };
   let cited = 0;
   let first = 0;
   let found = 0;
   for (const question of questions) {
     const started = performance.now();
     let firstAt: number | undefined;
-    const answer = await library.ask(question.question, { onPreliminary: () => (firstAt = performance.now()) });
+    const written: { path: string; clipIndexes: number[]; atMs: number }[] = [];
+    const answer = await library.ask(question.question, {
+      onPreliminary: () => (firstAt = performance.now()),
+      onExtraction: (event) => {
+        if (event.type === "extract-batch") written.push({ path: event.path, clipIndexes: event.clipIndexes, atMs: performance.now() - started });
+      },
+    });
     const finished = performance.now();
     run.latencyMs.push(finished - started);
     run.firstAnswerMs.push((firstAt ?? finished) - started);
     run.extractedPerQuestion.push(answer.extraction?.clips.length ?? 0);
-    if (answer.citations.some((citation) => hitsMoment(question, citation))) cited++;
+    const hit = answer.citations.some((citation) => hitsMoment(question, citation));
+    if ((answer.extraction?.clips.length ?? 0) > 0) {
+      const spoken = await library.transcript(question.file, question.startSecond - answerToleranceSeconds, question.endSecond + answerToleranceSeconds);
+      const answerClips = new Set(spoken.segments.flatMap((segment) => (segment.source === "speech" && segment.clipIndex !== undefined ? [segment.clipIndex] : [])));
+      const heard = written.find((batch) => basename(batch.path) === basename(question.file) && batch.clipIndexes.some((clipIndex) => answerClips.has(clipIndex)));
+      run.waited.push({ question: run.latencyMs.length - 1, ms: Math.round(finished - started), answerClipAtMs: heard ? Math.round(heard.atMs) : null, cited: hit });
+    }
+    if (hit) cited++;
     if (hitsMoment(question, answer.citations[0])) first++;
     const hits = await library.search(question.question, { limit: 5 });
     if (hits.some((hit) => hitsMoment(question, hit))) found++;
@@ -108,6 +127,7 @@ export async function benchIncremental(args: string[] = []): Promise<Record<stri
       const extracted = (values: number[]): number[] => values.filter((_, index) => (incrementalRun.extractedPerQuestion[index] ?? 0) > 0);
       const withExtraction = extracted(incrementalRun.latencyMs);
       const firstAnswers = extracted(incrementalRun.firstAnswerMs);
+      const answerClipTimes = incrementalRun.waited.flatMap((entry) => (entry.answerClipAtMs === null ? [] : [entry.answerClipAtMs]));
       return {
         media: { files: files.length, minutes: round(mediaSeconds / 60, 1), questions: speech.questions.length, clips: lightStatus.clips, thinkSeconds: think },
         extractionBudgetSeconds: budget ?? configSchema.parse({}).extraction.budgetSeconds,
@@ -145,6 +165,7 @@ export async function benchIncremental(args: string[] = []): Promise<Record<stri
           fraction: round(extractedAfter.extractedClips / Math.max(1, extractedAfter.clips), 3),
           questionsThatExtracted: withExtraction.length,
           clipsPerQuestion: incrementalRun.extractedPerQuestion,
+          waited: incrementalRun.waited,
         },
         latencyMs: {
           fullP50: round(quantile(fullRun.latencyMs, 0.5), 0),
@@ -153,6 +174,9 @@ export async function benchIncremental(args: string[] = []): Promise<Record<stri
           withExtractionP95: round(quantile(withExtraction, 0.95), 0),
           firstAnswerWithExtractionP50: round(quantile(firstAnswers, 0.5), 0),
           firstAnswerWithExtractionP95: round(quantile(firstAnswers, 0.95), 0),
+          // Where the question's own extraction wrote back the answer's clip: when it did, p50 / p95.
+          answerClipWrittenP50: round(quantile(answerClipTimes, 0.5), 0),
+          answerClipWrittenP95: round(quantile(answerClipTimes, 0.95), 0),
           extractedAlreadyP50: round(quantile(againRun.latencyMs, 0.5), 0),
           extractedAlreadyP95: round(quantile(againRun.latencyMs, 0.95), 0),
         },
