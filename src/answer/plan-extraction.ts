@@ -64,7 +64,7 @@ export interface ExtractionStep {
  * The order a plan runs in, `clipsPerStep` clips a step, the best clips first. A plan of speech and pictures (a question
  * of no clear kind) hears every planned clip before it reads any clip's screen text or pictures: in a video with sound
  * the words said hold most answers, and reading a clip's pictures costs nearly as much again as hearing it, so the
- * answer said in the fifth clip is heard in about half the time.
+ * answer said in the fifth clip is heard in a little over half the time.
  */
 export function extractionSteps(plan: ExtractionPlan, clipsPerStep: number): ExtractionStep[] {
   const pictures = plan.stages.filter((stage) => stage !== "speech");
