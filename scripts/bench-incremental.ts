@@ -48,10 +48,12 @@ interface AskRun {
    * that knew the answer would have answered at, given the planner's order.
    */
   waited: { question: number; ms: number; answerClipAtMs: number | null; cited: boolean }[];
+  /** The questions (by position) whose answer cites the moment. */
+  citedQuestions: number[];
 }
 
 async function askAll(library: Library, questions: SpeechQuestion[], thinkSeconds = 0): Promise<AskRun> {
-  const run: AskRun = { recall: 0, topCitation: 0, searchRecallAt5: 0, latencyMs: [], firstAnswerMs: [], extractedPerQuestion: [], waited: [] };
+  const run: AskRun = { recall: 0, topCitation: 0, searchRecallAt5: 0, latencyMs: [], firstAnswerMs: [], extractedPerQuestion: [], waited: [], citedQuestions: [] };
   let cited = 0;
   let first = 0;
   let found = 0;
@@ -76,7 +78,10 @@ async function askAll(library: Library, questions: SpeechQuestion[], thinkSecond
       const heard = written.find((batch) => basename(batch.path) === basename(question.file) && batch.clipIndexes.some((clipIndex) => answerClips.has(clipIndex)));
       run.waited.push({ question: run.latencyMs.length - 1, ms: Math.round(finished - started), answerClipAtMs: heard ? Math.round(heard.atMs) : null, cited: hit });
     }
-    if (hit) cited++;
+    if (hit) {
+      cited++;
+      run.citedQuestions.push(run.latencyMs.length - 1);
+    }
     if (hitsMoment(question, answer.citations[0])) first++;
     const hits = await library.search(question.question, { limit: 5 });
     if (hits.some((hit) => hitsMoment(question, hit))) found++;
@@ -157,6 +162,9 @@ export async function benchIncremental(args: string[] = []): Promise<Record<stri
           incrementalSearchAt5: round(incrementalRun.searchRecallAt5, 3),
           incrementalAskedAgain: round(againRun.recall, 3),
           askedAgainRatio: fullRun.recall > 0 ? round(againRun.recall / fullRun.recall, 3) : null,
+          // By question: which answers cite the moment in each run (a clip heard alone is cut across the cores, and
+          // side by side is not, so the same clip's words can differ between runs).
+          citedQuestions: { full: fullRun.citedQuestions, incremental: incrementalRun.citedQuestions, askedAgain: againRun.citedQuestions },
         },
         extraction: {
           stages: extractedAfter.stages,

@@ -78,6 +78,28 @@ describe("the answer as soon as it holds the question", { skip: needsShared }, (
   });
 });
 
+describe("a step's clips of two videos", { skip: needsShared }, () => {
+  test("are heard side by side, not one video after the other", async () => {
+    const library = await openLibrary({ path: join(scratch, "two-videos"), modelsDir: sharedPath("models") });
+    try {
+      await library.ingest([sharedPath("media/audio/jfk.wav"), sharedPath("media/speech/grid/bbaf2n.mpg")], { incremental: true });
+      assert.equal((await library.status()).stages.speech?.pending, 2, "one clip of speech in each");
+      const order: string[] = [];
+      const answer = await library.ask("what did they say about the country?", {
+        onExtraction: (event) => {
+          if (event.type === "extract-stage" && event.stage === "speech") order.push(`hear ${event.videoId}`);
+          if (event.type === "extract-batch") order.push(`written ${event.videoId}`);
+        },
+      });
+      assert.equal(answer.extraction?.clips.length, 2, JSON.stringify(answer.extraction));
+      assert.deepEqual(order.slice(0, 2).map((entry) => entry.split(" ")[0]), ["hear", "hear"], `both heard before either is written back: ${order.join(", ")}`);
+      assert.equal(answer.citations[0]?.title, "jfk.wav", answer.text);
+    } finally {
+      await library.close();
+    }
+  });
+});
+
 describe("a process without a stage's model leaves that work pending for one that has it", { skip: needsShared }, () => {
   const path = join(scratch, "switches");
   test("--no-speech neither runs nor forgets the speech left to recognise", async () => {

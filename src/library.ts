@@ -2,9 +2,10 @@
 // The CLI, and later the server and the web UI, are thin layers over this.
 
 import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { answerQuestion, extractiveAnswer, readExtractiveInput, selectClipFrames, summarizeWithModel, type ExtractiveOptions, type FrameSource, type QuestionExtractionEvent } from "./answer/index.js";
+import { answerQuestion, extractiveAnswer, StepTimes, readExtractiveInput, selectClipFrames, summarizeWithModel, type ExtractiveOptions, type FrameSource, type QuestionExtractionEvent } from "./answer/index.js";
 import { buildChapters, libraryTopics, liteSummary, type LibraryTopic, type SummaryLength, type VideoSummary } from "./summary/index.js";
 import type { VideoRagConfig } from "./config/index.js";
 import { clipStages, derivedStageKeys } from "./ingest/clip-stages.js";
@@ -294,11 +295,17 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
     (location.kind === "postgres"
       ? await (await import("./store/postgres/index.js")).openPostgresStore(location.url)
       : openSqliteStore(join(path, "library.sqlite")));
-  // The rest of a question's plan once its answer held, extracted while no question is extracting.
-  const background = createBackgroundExtraction(async (clips, stages, signal) => {
-    const extraction = extractionSettings(await providers());
-    return extractClips(store, extraction, clips, { stages, batchClips: 4, signal });
-  });
+  // The rest of a question's plan once its answer held, extracted while no question is extracting, a lane a core.
+  const background = createBackgroundExtraction(
+    async (clips, stages, signal) => {
+      const extraction = extractionSettings(await providers());
+      return extractClips(store, extraction, clips, { stages, batchClips: 4, signal });
+    },
+    undefined,
+    { lanes: Math.min(4, availableParallelism()) },
+  );
+  // How long question-time extraction steps took lately, so that a question starts only steps that end within its budget.
+  const stepTimes = new StepTimes();
   let providerChoice: Promise<ProviderChoice> | undefined;
   const providers = (): Promise<ProviderChoice> =>
     (providerChoice ??= chooseProviders(config, {
@@ -526,8 +533,10 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
           ...config.extraction,
           stages: clipStages(extraction).filter((stage) => stage.enabled).map((stage) => stage.name),
           extract: (clips, stages, options) =>
-            background.foreground(() => extractClips(store, extraction, clips, { stages: [...stages, ...followingStages], batchClips: 4, ...options })),
+            // A step's clips side by side, whichever videos they are of.
+            background.foreground(() => extractClips(store, extraction, clips, { stages: [...stages, ...followingStages], batchClips: 4, videosAtOnce: clips.length, ...options })),
           later: (clips, stages) => background.add(clips, [...stages, ...followingStages]),
+          stepTimes,
         },
       }, { ...askOptions, videoIds: await scopeIds(askOptions.videos) });
     },

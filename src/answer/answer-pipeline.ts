@@ -34,7 +34,7 @@ import type { ExtractiveOptions } from "./extractive-input.js";
 import { overviewText, summaryEvidence, topicsText } from "./overview-answer.js";
 import { defaultStepSettings, stepAnswer, type StepInput } from "./step-answer.js";
 import { streamLlmAnswer } from "./llm-answer.js";
-import { clipId, extractionSteps, planExtraction, type ExtractionStep, type PlannedClip, type PlannedStage } from "./plan-extraction.js";
+import { clipId, extractionSteps, planExtraction, StepTimes, type ExtractionStep, type PlannedClip, type PlannedStage } from "./plan-extraction.js";
 import { readSpeakerNaming } from "./speaker-naming.js";
 import { redescribeClip } from "./redescribe-clip.js";
 
@@ -63,6 +63,8 @@ export interface QuestionExtraction {
   ): Promise<ExtractionReport>;
   /** The rest of a plan once the answer held (or the budget ran out): extracted in the background where the library can. */
   later?(clips: PlannedClip[], stages: PlannedStage[]): void;
+  /** How long steps took on this library lately (a question's own when absent). */
+  stepTimes?: StepTimes;
 }
 
 export interface AnswerContext {
@@ -552,6 +554,7 @@ async function extractForQuestion(
   // A question about a person needs to know who speaks in the speech it has recognised, not once the video's is all in.
   const speakersNow = speakerReference(question) !== undefined;
   const planned = new Set<string>();
+  const stepTimes = settings.stepTimes ?? new StepTimes();
   // The light index's ranking for the question, as it stands after what has been extracted so far.
   const lookAgain = (): Promise<Retrieval> =>
     context.retrieve(question, { mode: options.mode, limit: settings.maxClips * 3, signal: options.signal, videoIds: options.videoIds ? [...options.videoIds] : undefined, language });
@@ -586,7 +589,12 @@ async function extractForQuestion(
     let answered = false;
     for (const [position, step] of steps.entries()) {
       const remaining = settings.budgetSeconds - (performance.now() - started) / 1000;
-      const report = remaining > 0 ? await settings.extract(step.clips, step.stages, { budgetSeconds: remaining, onProgress: options.onExtraction, signal: options.signal, speakersNow }) : undefined;
+      // A step expected to end past the budget is left for later whole: the answer comes within the budget, not a step after it.
+      const stepStarted = performance.now();
+      const report = stepTimes.fits(step.stages, remaining)
+        ? await settings.extract(step.clips, step.stages, { budgetSeconds: remaining, onProgress: options.onExtraction, signal: options.signal, speakersNow })
+        : undefined;
+      if (report) stepTimes.record(step.stages, (performance.now() - stepStarted) / 1000);
       for (const clip of report?.clips ?? []) {
         const known = result.clips.find((entry) => entry.videoId === clip.videoId && entry.clipIndex === clip.clipIndex);
         if (known) known.stages = [...new Set([...known.stages, ...clip.stages])];
@@ -614,7 +622,7 @@ async function extractForQuestion(
     }
     if (answered) break;
     if (leftClips > 0) {
-      const where = settings.later ? "are extracted in the background" : "were left for later";
+      const where = settings.later ? "are extracted in the background while the library is open" : "were left for later";
       warnings.push({ type: "degraded", feature: "extraction", detail: `the ${settings.budgetSeconds} s extraction budget ran out; ${leftClips} planned clips ${where}` });
       break;
     }

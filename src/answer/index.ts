@@ -10,7 +10,7 @@ export { streamLlmAnswer, type LlmAnswer, type LlmAnswerInput } from "./llm-answ
 export { selectClipFrames, type ClipFramesOptions } from "./clip-frames.js";
 export { redescribeClip, type RedescribeInput } from "./redescribe-clip.js";
 export { answerQuestion, profileOf, type AnswerContext, type AnswerOptions, type FrameSource, type QuestionExtraction, type QuestionExtractionEvent } from "./answer-pipeline.js";
-export { planExtraction, stagesForKinds, type ExtractionPlan, type PlannedClip, type PlannedStage } from "./plan-extraction.js";
+export { planExtraction, stagesForKinds, StepTimes, type ExtractionPlan, type PlannedClip, type PlannedStage } from "./plan-extraction.js";
 export { everyMoment, enumeratedWords, type EveryMoment } from "./every-moment.js";
 export { defaultStepSettings, stepAnswer, type StepInput, type StepSettings } from "./step-answer.js";
 export { summarizeWithModel, type ModelSummaryInput } from "./summarize-with-model.js";

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { questionKinds } from "../retrieval/index.js";
 import type { ClipSignals, ClipStageState, Video } from "../spec/index.js";
-import { clipId, extractionSteps, planExtraction, stagesForKinds, type PlanInput } from "./plan-extraction.js";
+import { clipId, extractionSteps, planExtraction, stagesForKinds, StepTimes, type PlanInput } from "./plan-extraction.js";
 
 const video = (id: string, hasAudio = true): Video => ({
   id,
@@ -121,4 +121,20 @@ test("a plan of speech and pictures hears every planned clip before reading any 
   // A question of one kind runs its stages together.
   const said = await planExtraction(input({ kinds: ["said"], candidates: [{ videoId: "talk", clipIndex: 3 }] }));
   assert.deepEqual(extractionSteps(said, 2).map((step) => step.stages), [["speech"]]);
+});
+
+test("a step starts only when the longest of the last steps of its stages ends within the time left", () => {
+  const times = new StepTimes(2);
+  assert.equal(times.fits(["speech"], 0.5), true, "the first step runs whatever it takes");
+  assert.equal(times.fits(["speech"], 0), false, "no time left, no step");
+  times.record(["speech"], 3);
+  times.record(["speech"], 2);
+  assert.equal(times.fits(["speech"], 3.5), true);
+  assert.equal(times.fits(["speech"], 2.9), false, "the longest step, not the last, sets what is expected");
+  assert.equal(times.fits(["screen-text", "visual"], 2.9), false, "pictures before any picture step: as long as the longest step");
+  times.record(["screen-text", "visual"], 6);
+  assert.equal(times.fits(["screen-text", "visual"], 5), false);
+  assert.equal(times.fits(["speech"], 3.5), true, "each set of stages keeps its own time");
+  times.record(["speech"], 1);
+  assert.equal(times.fits(["speech"], 2.5), true, "only the last two steps count: the 3 s one is forgotten");
 });

@@ -77,6 +77,32 @@ export function extractionSteps(plan: ExtractionPlan, clipsPerStep: number): Ext
   return steps;
 }
 
+/**
+ * How long extraction steps took, to start only a step that ends within its budget: a step is expected to take as long
+ * as the longest of the last few steps of its stages (or of any stages, before one of its own has run). Kept per
+ * library, so that a question's first step of pictures is expected to take what the last questions' did; the first
+ * step ever runs whatever it takes.
+ */
+export class StepTimes {
+  private readonly recent = new Map<string, number[]>();
+
+  constructor(private readonly kept = 5) {}
+
+  /** Whether a step of `stages` is expected to end within `remainingSeconds`. */
+  fits(stages: readonly PlannedStage[], remainingSeconds: number): boolean {
+    const own = this.recent.get(stages.join());
+    const expected = own ? Math.max(...own) : Math.max(0, ...[...this.recent.values()].flat());
+    return remainingSeconds > expected;
+  }
+
+  record(stages: readonly PlannedStage[], seconds: number): void {
+    const own = this.recent.get(stages.join()) ?? [];
+    own.push(seconds);
+    if (own.length > this.kept) own.shift();
+    this.recent.set(stages.join(), own);
+  }
+}
+
 export async function planExtraction(input: PlanInput): Promise<ExtractionPlan> {
   const stages = stagesForKinds(input.kinds).filter((stage) => !input.available || input.available.includes(stage));
   const open = new Map<string, Set<PlannedStage>>();

@@ -131,8 +131,10 @@ export const configSchema = z
         /** Most clips a question extracts per round. */
         maxClips: z.number().int().min(1).max(1000).default(8),
         /**
-         * Seconds a question may spend extracting before it answers from what there is (the step running finishes); the
-         * rest of its plan is extracted in the background.
+         * Seconds a question may spend extracting before it answers from what there is: a step of clips is started only
+         * when the longest of the library's last steps of its stages would end within it. The rest of its plan is
+         * extracted in the background. 60 s: shorter budgets answer sooner and find fewer answers where nothing places
+         * the question (`npm run bench incremental -- --budget 18`: 0.70–0.85 of the answers, docs/benchmarks.md).
          */
         budgetSeconds: z.number().positive().max(3600).default(60),
         /** Rounds of planning and extraction when the answer still finds nothing relevant. */

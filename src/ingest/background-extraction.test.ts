@@ -1,5 +1,6 @@
-// The background extraction of what questions leave for later: one clip at a time, never while a question extracts,
-// a clip queued once with every stage asked of it, and closing abandons the clip running and drops the rest.
+// The background extraction of what questions leave for later: one clip at a time a lane, never while a question
+// extracts, a clip queued once with every stage asked of it, lanes side by side on different videos, and closing
+// abandons the clip running and drops the rest.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { runProcess } from "../media/index.js";
@@ -115,5 +116,34 @@ test("the programs a background clip starts run at lower priority; a question's 
   );
   await background.idle();
   assert.deepEqual(seen, [String(backgroundNiceness)]);
+  await background.close();
+});
+
+test("in lanes: clips of two videos run side by side, one video's clips in one call, never two lanes on one video", async () => {
+  const { calls, extract, nextCall } = manualExtractor();
+  const background = createBackgroundExtraction(extract, undefined, { lanes: 2 });
+  const of = (videoId: string, clipIndex: number) => ({ videoId, clipIndex });
+  const question = holdQuestion(background);
+  background.add([of("a", 1), of("a", 2), of("b", 1), of("a", 3)], ["speech"]);
+  question.finish();
+  await question.done;
+  await tick();
+  await tick();
+  // Another video waits, so each lane takes one clip: a's first and b's.
+  assert.deepEqual(calls.map((call) => call.clips), [[1], [1]], "both lanes busy");
+  // b's lane ends; only a's clips wait and a lane is on a: it takes none of them.
+  calls[1]?.finish();
+  await tick();
+  await tick();
+  assert.equal(calls.length, 2, "no second lane on video a");
+  // a's lane ends: no other video waits and both lanes are free, so a's two clips go in one call.
+  const next = nextCall();
+  calls[0]?.finish();
+  await next;
+  assert.deepEqual(calls[2]?.clips, [2, 3]);
+  calls[2]?.finish();
+  await background.idle();
+  assert.equal(background.queued, 0);
+  assert.equal(calls.length, 3);
   await background.close();
 });

@@ -1,6 +1,8 @@
 // What question-time extraction leaves for later, extracted in the background: the rest of a question's plan once its
-// answer held. One clip at a time, and only while no question is extracting, so a question's own clips never wait for
-// a leftover. Closing abandons the clip running (its stages stay pending; nothing is half-written) and the queue.
+// answer held or its time ran out. In lanes (one per core the library gives it): each lane extracts one clip at a time,
+// or, where only one video's clips wait, the lanes' share of them in one call; two lanes are never on one video. Only
+// while no question is extracting, so a question's own clips never wait for a leftover. Closing abandons the clips
+// running (their stages stay pending; nothing is half-written) and the queue.
 
 import { withChildProcessNiceness } from "../media/index.js";
 import { toVideoRagError } from "../spec/index.js";
@@ -30,26 +32,70 @@ export const backgroundNiceness = 10;
 export function createBackgroundExtraction(
   extract: (clips: ClipKey[], stages: DeferredStage[], signal: AbortSignal) => Promise<unknown>,
   onError: (message: string) => void = () => undefined,
+  options: { lanes?: number } = {},
 ): BackgroundExtraction {
+  const lanes = Math.max(1, Math.floor(options.lanes ?? 1));
   const queue: { clip: ClipKey; stages: DeferredStage[] }[] = [];
   const stop = new AbortController();
   let questions = 0;
-  let wake: (() => void) | undefined;
-  let running: Promise<void> | undefined;
+  // Lanes waiting for the questions extracting to end.
+  let waiting: (() => void)[] = [];
+  const wakeAll = (): void => {
+    const woken = waiting;
+    waiting = [];
+    for (const wake of woken) wake();
+  };
+  // The videos a lane is extracting a clip of: two lanes never write back one video's clips at once (its graph and
+  // chapters are rebuilt from what is written).
+  const working = new Set<string>();
+  const running = new Set<Promise<void>>();
 
-  const loop = async (): Promise<void> => {
-    while (queue.length > 0 && !stop.signal.aborted) {
-      while (questions > 0 && !stop.signal.aborted) await new Promise<void>((resolve) => (wake = resolve));
-      const next = queue.shift();
-      if (!next || stop.signal.aborted) break;
+  /**
+   * The next clips for a lane: the first queued of a video no lane is on, and where no other video waits, more of its
+   * video asking the same stages, one for each lane idle (one call runs them side by side).
+   */
+  const take = (): { clip: ClipKey; stages: DeferredStage[] }[] => {
+    const at = queue.findIndex((entry) => !working.has(entry.clip.videoId));
+    const first = queue[at];
+    if (!first) return [];
+    const { videoId } = first.clip;
+    const othersWait = queue.some((entry) => entry.clip.videoId !== videoId && !working.has(entry.clip.videoId));
+    const width = othersWait ? 1 : Math.max(1, lanes - working.size);
+    const same = (entry: { clip: ClipKey; stages: DeferredStage[] }): boolean =>
+      entry.clip.videoId === videoId && entry.stages.length === first.stages.length && entry.stages.every((stage) => first.stages.includes(stage));
+    const picked = queue.filter(same).slice(0, width);
+    for (const entry of picked) queue.splice(queue.indexOf(entry), 1);
+    return picked;
+  };
+
+  const lane = async (): Promise<void> => {
+    while (!stop.signal.aborted) {
+      while (questions > 0 && !stop.signal.aborted) await new Promise<void>((resolve) => waiting.push(resolve));
+      const taken = take();
+      // Nothing this lane may take: what is left is of a video another lane is on, and that lane takes it next.
+      if (taken.length === 0 || stop.signal.aborted) break;
+      const [first] = taken;
+      if (!first) break;
+      const { videoId } = first.clip;
+      working.add(videoId);
       try {
-        await withChildProcessNiceness(backgroundNiceness, () => extract([next.clip], next.stages, stop.signal));
+        await withChildProcessNiceness(backgroundNiceness, () => extract(taken.map((entry) => entry.clip), first.stages, stop.signal));
       } catch (error) {
         // A clip's stage failures are kept on its stage states by the extractor; anything else is logged and the rest go on.
-        if (!stop.signal.aborted) onError(`background extraction of clip ${next.clip.clipIndex} of ${next.clip.videoId}: ${toVideoRagError(error).message}`);
+        const which = taken.map((entry) => entry.clip.clipIndex).join(", ");
+        if (!stop.signal.aborted) onError(`background extraction of clip ${which} of ${videoId}: ${toVideoRagError(error).message}`);
+      } finally {
+        working.delete(videoId);
       }
+      // A clip of the video just done may be waiting for a lane that ended.
+      startLanes();
     }
-    running = undefined;
+  };
+  const startLanes = (): void => {
+    while (running.size < lanes && !stop.signal.aborted && queue.some((entry) => !working.has(entry.clip.videoId))) {
+      const started: Promise<void> = lane().finally(() => running.delete(started));
+      running.add(started);
+    }
   };
 
   return {
@@ -60,7 +106,7 @@ export function createBackgroundExtraction(
         if (queued) queued.stages = [...new Set([...queued.stages, ...stages])];
         else queue.push({ clip: { ...clip }, stages: [...stages] });
       }
-      running ??= loop();
+      startLanes();
     },
     async foreground(work) {
       questions += 1;
@@ -68,20 +114,20 @@ export function createBackgroundExtraction(
         return await work();
       } finally {
         questions -= 1;
-        if (questions === 0) wake?.();
+        if (questions === 0) wakeAll();
       }
     },
     get queued() {
       return queue.length;
     },
     async idle() {
-      while (running) await running;
+      while (running.size > 0) await Promise.all([...running]);
     },
     async close() {
       stop.abort();
       queue.length = 0;
-      wake?.();
-      await running;
+      wakeAll();
+      await Promise.all([...running]);
     },
   };
 }

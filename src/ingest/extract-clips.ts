@@ -35,6 +35,11 @@ export interface ExtractOptions {
   budgetSeconds?: number;
   /** Clips written back per transaction. Default 4. */
   batchClips?: number;
+  /**
+   * Videos whose clips are extracted side by side (each video's batches in order). Default 1. A question's step of two
+   * clips of two videos takes one clip's time at 2, not two.
+   */
+  videosAtOnce?: number;
   /** Run stages that failed on a clip before again. Default false. */
   retryFailed?: boolean;
   /**
@@ -75,22 +80,24 @@ export async function extractClips(store: Store, settings: ExtractionSettings, t
   }
   options.onProgress?.({ type: "extract-start", clips: [...byVideo.values()].reduce((sum, list) => sum + list.length, 0) });
   const batchClips = Math.max(1, options.batchClips ?? 4);
-  const batches = [...byVideo].flatMap(([videoId, clipIndexes]) =>
-    Array.from({ length: Math.ceil(clipIndexes.length / batchClips) }, (_, position) => ({
-      videoId,
-      clipIndexes: clipIndexes.slice(position * batchClips, (position + 1) * batchClips),
-    })),
+  // Each video's batches one after another (a batch rebuilds what is derived from the whole video); videos side by side.
+  await mapConcurrent(
+    [...byVideo],
+    Math.max(1, options.videosAtOnce ?? 1),
+    async ([videoId, clipIndexes]) => {
+      for (let at = 0; at < clipIndexes.length; at += batchClips) {
+        options.signal?.throwIfAborted();
+        if (options.budgetSeconds !== undefined && elapsed() >= options.budgetSeconds) {
+          report.leftForLater += clipIndexes.length - at;
+          return;
+        }
+        const video = await store.getVideo(videoId);
+        if (!video) return;
+        await extractBatch(store, settings, video, clipIndexes.slice(at, at + batchClips), options, report);
+      }
+    },
+    options.signal,
   );
-  for (const [position, batch] of batches.entries()) {
-    options.signal?.throwIfAborted();
-    if (options.budgetSeconds !== undefined && elapsed() >= options.budgetSeconds) {
-      report.leftForLater = batches.slice(position).reduce((sum, left) => sum + left.clipIndexes.length, 0);
-      break;
-    }
-    const video = await store.getVideo(batch.videoId);
-    if (!video) continue;
-    await extractBatch(store, settings, video, batch.clipIndexes, options, report);
-  }
   report.seconds = elapsed();
   options.onProgress?.({ type: "extract-done", clips: report.clips.length, seconds: report.seconds });
   return report;
