@@ -134,7 +134,7 @@ export const configSchema = z
          * Seconds a question may spend extracting before it answers from what there is: a step of clips is started only
          * when the longest of the library's last steps of its stages would end within it. The rest of its plan is
          * extracted in the background. 60 s: shorter budgets answer sooner and find fewer answers where nothing places
-         * the question (`npm run bench incremental -- --budget 18`: 0.70–0.85 of the answers, docs/benchmarks.md).
+         * the question (`npm run bench incremental -- --think 10 --budget 18`: 0.80 of the answers, docs/benchmarks.md).
          */
         budgetSeconds: z.number().positive().max(3600).default(60),
         /** Rounds of planning and extraction when the answer still finds nothing relevant. */

@@ -85,14 +85,14 @@ export async function extractClips(store: Store, settings: ExtractionSettings, t
     [...byVideo],
     Math.max(1, options.videosAtOnce ?? 1),
     async ([videoId, clipIndexes]) => {
+      const video = await store.getVideo(videoId);
+      if (!video) return;
       for (let at = 0; at < clipIndexes.length; at += batchClips) {
         options.signal?.throwIfAborted();
         if (options.budgetSeconds !== undefined && elapsed() >= options.budgetSeconds) {
           report.leftForLater += clipIndexes.length - at;
           return;
         }
-        const video = await store.getVideo(videoId);
-        if (!video) return;
         await extractBatch(store, settings, video, clipIndexes.slice(at, at + batchClips), options, report);
       }
     },
