@@ -79,6 +79,22 @@ test("a question the light index cannot place falls back to the clips with the m
   assert.deepEqual(pictures.clips.map((clip) => [clip.videoId, clip.clipIndex]), [["street", 4]], "the most picture change first");
 });
 
+test("a question nothing places is heard across the videos, the least heard first", async () => {
+  const speech = (seconds: number[]): ClipSignals[] => seconds.map((speechSeconds, clipIndex) => ({ clipIndex, speechSeconds, screenChanges: 0 }));
+  const signals: Record<string, ClipSignals[]> = { lecture: speech([30, 30, 30, 30, 30, 30]), reading: speech([22, 14]), other: speech([25, 25, 25]) };
+  const library = { kinds: ["said"] as const, signals: (videoId: string) => signals[videoId] ?? [], videos: [video("lecture"), video("reading"), video("other")] };
+  // Three of the lecture's clips were heard for earlier questions and did not hold this one's words.
+  const plan = await planExtraction(
+    input({ ...library, kinds: ["said"], maxClips: 4, pending: [...pending("lecture", [3, 4, 5], ["speech"]), ...pending("reading", [0, 1], ["speech"]), ...pending("other", [0, 1, 2], ["speech"])] }),
+  );
+  assert.deepEqual(plan.clips.map(clipId), ["other#0", "reading#0", "other#1", "reading#1"], "30 s of a video heard thrice counts as 3.75 s");
+  // Nothing heard yet: one clip of each video before a second of any.
+  const fresh = await planExtraction(
+    input({ ...library, kinds: ["said"], maxClips: 4, pending: [...pending("lecture", [0, 1, 2, 3, 4, 5], ["speech"]), ...pending("reading", [0, 1], ["speech"]), ...pending("other", [0, 1, 2], ["speech"])] }),
+  );
+  assert.deepEqual(fresh.clips.map(clipId), ["lecture#0", "other#0", "reading#0", "lecture#1"]);
+});
+
 test("clips planned in an earlier round, or with nothing pending, are not planned again", async () => {
   const plan = await planExtraction(
     input({

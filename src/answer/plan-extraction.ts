@@ -1,8 +1,8 @@
 // The planner of question-time extraction (the iRAG design): which clips are worth running the heavy stages on for this
 // question, and which stages. Candidates come from the light index (BM25 over the text there is, visual words, image-text
 // vectors), filtered for relevance and capped; a question the light index cannot place falls back to clips never
-// extracted, those with the most speech or picture change first. A clip is planned only for stages still pending on it,
-// so nothing is extracted twice.
+// extracted, those with the most speech or picture change first, spread over the videos least heard. A clip is planned
+// only for stages still pending on it, so nothing is extracted twice.
 
 import type { QuestionKind } from "../retrieval/index.js";
 import type { ClipSignals, ClipStageState, Video } from "../spec/index.js";
@@ -131,15 +131,21 @@ export async function planExtraction(input: PlanInput): Promise<ExtractionPlan> 
   const clips: PlannedClip[] = placed.slice(0, input.maxClips).map((clip) => ({ ...clip, reason: "placed", stages: stagesOf(clip) }));
   if (clips.length > 0) return { stages, clips };
 
-  // Nothing placed: clips whose stages for this kind of question never ran, the most promising first.
+  // Nothing placed: clips whose stages for this kind of question never ran, the most promising first, spread over the
+  // videos. A clip heard (or planned) in a video halves the promise of that video's other clips: the question's words
+  // were not found there, and a video keeps to its subject, so a video not heard at all is the likelier place.
   const recency = new Map(input.videos.map((video, position) => [video.id, position]));
   const videoIds = [...new Set([...open.keys()].map((id) => id.slice(0, id.lastIndexOf("#"))))];
   const scored: { clip: PlanCandidate; score: number; asked: number }[] = [];
+  const explored = new Map<string, number>();
   for (const videoId of videoIds) {
     const video = input.videos.find((entry) => entry.id === videoId);
     for (const signal of await input.signals(videoId)) {
       const clip = { videoId, clipIndex: signal.clipIndex };
-      if (!available(clip)) continue;
+      if (!available(clip)) {
+        explored.set(videoId, (explored.get(videoId) ?? 0) + 1);
+        continue;
+      }
       // Unknown speech (no voice-activity detector) counts as a clip full of it when the video has sound.
       const speech = signal.speechSeconds ?? (video?.hasAudio ? 30 : 0);
       const wantsSpeech = stagesOf(clip).includes("speech");
@@ -149,15 +155,19 @@ export async function planExtraction(input: PlanInput): Promise<ExtractionPlan> 
       scored.push({ clip, score, asked: signal.asked ?? 0 });
     }
   }
-  scored.sort(
-    (a, b) =>
-      b.score - a.score ||
-      b.asked - a.asked ||
-      (recency.get(a.clip.videoId) ?? 0) - (recency.get(b.clip.videoId) ?? 0) ||
-      a.clip.clipIndex - b.clip.clipIndex,
-  );
-  return {
-    stages,
-    clips: scored.slice(0, input.maxClips).map(({ clip }) => ({ ...clip, reason: "prior", stages: stagesOf(clip) })),
-  };
+  const promise = (entry: (typeof scored)[number]): number => entry.score / 2 ** (explored.get(entry.clip.videoId) ?? 0);
+  const before = (a: (typeof scored)[number], b: (typeof scored)[number]): number =>
+    promise(b) - promise(a) ||
+    b.asked - a.asked ||
+    (recency.get(a.clip.videoId) ?? 0) - (recency.get(b.clip.videoId) ?? 0) ||
+    a.clip.clipIndex - b.clip.clipIndex;
+  const chosen: PlannedClip[] = [];
+  while (chosen.length < input.maxClips) {
+    const best = scored.reduce<(typeof scored)[number] | undefined>((kept, entry) => (kept && before(kept, entry) <= 0 ? kept : entry), undefined);
+    if (!best) break;
+    scored.splice(scored.indexOf(best), 1);
+    chosen.push({ ...best.clip, reason: "prior", stages: stagesOf(best.clip) });
+    explored.set(best.clip.videoId, (explored.get(best.clip.videoId) ?? 0) + 1);
+  }
+  return { stages, clips: chosen };
 }
