@@ -133,10 +133,11 @@ export const configSchema = z
         /**
          * Seconds a question may spend extracting before it answers from what there is: a step of clips is started only
          * when the longest of the library's last steps of its stages would end within it. The rest of its plan is
-         * extracted in the background. 60 s: shorter budgets answer sooner and find fewer answers where nothing places
-         * the question (`npm run bench incremental -- --think 10 --budget 18`: 0.80 of the answers, docs/benchmarks.md).
+         * extracted in the background. 15 s: where nothing places a question, its clips are spread over the videos
+         * least heard, so a short budget finds as many answers as a long one (`npm run bench incremental`,
+         * docs/benchmarks.md).
          */
-        budgetSeconds: z.number().positive().max(3600).default(60),
+        budgetSeconds: z.number().positive().max(3600).default(15),
         /** Rounds of planning and extraction when the answer still finds nothing relevant. */
         rounds: z.number().int().min(1).max(10).default(2),
       })
