@@ -103,6 +103,13 @@ export class StepTimes {
   }
 }
 
+/** An unplaced clip the prior ranks: its seconds of speech and picture changes, and how many questions asked for it. */
+interface Scored {
+  clip: PlanCandidate;
+  score: number;
+  asked: number;
+}
+
 export async function planExtraction(input: PlanInput): Promise<ExtractionPlan> {
   const stages = stagesForKinds(input.kinds).filter((stage) => !input.available || input.available.includes(stage));
   const open = new Map<string, Set<PlannedStage>>();
@@ -136,7 +143,7 @@ export async function planExtraction(input: PlanInput): Promise<ExtractionPlan> 
   // were not found there, and a video keeps to its subject, so a video not heard at all is the likelier place.
   const recency = new Map(input.videos.map((video, position) => [video.id, position]));
   const videoIds = [...new Set([...open.keys()].map((id) => id.slice(0, id.lastIndexOf("#"))))];
-  const scored: { clip: PlanCandidate; score: number; asked: number }[] = [];
+  const scored: Scored[] = [];
   const explored = new Map<string, number>();
   for (const videoId of videoIds) {
     const video = input.videos.find((entry) => entry.id === videoId);
@@ -155,15 +162,15 @@ export async function planExtraction(input: PlanInput): Promise<ExtractionPlan> 
       scored.push({ clip, score, asked: signal.asked ?? 0 });
     }
   }
-  const promise = (entry: (typeof scored)[number]): number => entry.score / 2 ** (explored.get(entry.clip.videoId) ?? 0);
-  const before = (a: (typeof scored)[number], b: (typeof scored)[number]): number =>
+  const promise = (entry: Scored): number => entry.score / 2 ** (explored.get(entry.clip.videoId) ?? 0);
+  const before = (a: Scored, b: Scored): number =>
     promise(b) - promise(a) ||
     b.asked - a.asked ||
     (recency.get(a.clip.videoId) ?? 0) - (recency.get(b.clip.videoId) ?? 0) ||
     a.clip.clipIndex - b.clip.clipIndex;
   const chosen: PlannedClip[] = [];
   while (chosen.length < input.maxClips) {
-    const best = scored.reduce<(typeof scored)[number] | undefined>((kept, entry) => (kept && before(kept, entry) <= 0 ? kept : entry), undefined);
+    const best = scored.reduce<Scored | undefined>((kept, entry) => (kept && before(kept, entry) <= 0 ? kept : entry), undefined);
     if (!best) break;
     scored.splice(scored.indexOf(best), 1);
     chosen.push({ ...best.clip, reason: "prior", stages: stagesOf(best.clip) });

@@ -55,8 +55,7 @@ export function createBackgroundExtraction(
    * video asking the same stages, one for each lane idle (one call runs them side by side).
    */
   const take = (): { clip: ClipKey; stages: DeferredStage[] }[] => {
-    const at = queue.findIndex((entry) => !working.has(entry.clip.videoId));
-    const first = queue[at];
+    const first = queue.find((entry) => !working.has(entry.clip.videoId));
     if (!first) return [];
     const { videoId } = first.clip;
     const othersWait = queue.some((entry) => entry.clip.videoId !== videoId && !working.has(entry.clip.videoId));
@@ -73,9 +72,8 @@ export function createBackgroundExtraction(
       while (questions > 0 && !stop.signal.aborted) await new Promise<void>((resolve) => waiting.push(resolve));
       const taken = take();
       // Nothing this lane may take: what is left is of a video another lane is on, and that lane takes it next.
-      if (taken.length === 0 || stop.signal.aborted) break;
       const [first] = taken;
-      if (!first) break;
+      if (!first || stop.signal.aborted) break;
       const { videoId } = first.clip;
       working.add(videoId);
       try {
