@@ -532,6 +532,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         extraction: {
           ...config.extraction,
           stages: clipStages(extraction).filter((stage) => stage.enabled).map((stage) => stage.name),
+          hold: (work) => background.hold(work),
           extract: (clips, stages, options) =>
             // A step's clips side by side, whichever videos they are of.
             background.foreground(() => extractClips(store, extraction, clips, { stages: [...stages, ...followingStages], batchClips: 4, videosAtOnce: clips.length, ...options })),

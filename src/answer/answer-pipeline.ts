@@ -63,6 +63,8 @@ export interface QuestionExtraction {
   ): Promise<ExtractionReport>;
   /** The rest of a plan once the answer held (or the budget ran out): extracted in the background where the library can. */
   later?(clips: PlannedClip[], stages: PlannedStage[]): void;
+  /** Runs a question's whole extraction, its plans and the looks between its steps included, ahead of background work. */
+  hold?<T>(work: () => Promise<T>): Promise<T>;
   /** How long steps took on this library lately (a question's own when absent). */
   stepTimes?: StepTimes;
 }
@@ -165,7 +167,9 @@ export async function answerQuestion(question: string, context: AnswerContext, o
     options.onPreliminary?.(preliminary);
   };
   const extraction =
-    options.extract === false || !context.extraction ? undefined : await extractForQuestion(question, language, context, { ...options, videoIds: idsOf(speakers) }, warnings, answerNow);
+    options.extract === false || !context.extraction
+      ? undefined
+      : await (context.extraction.hold ?? ((work) => work()))(() => extractForQuestion(question, language, context, { ...options, videoIds: idsOf(speakers) }, warnings, answerNow));
   // Speech recognised for this question may have brought the speaker's first lines ("Speaker 2" in a video diarized now).
   if (reference?.name && (extraction?.clips.length ?? 0) > 0) speakers = await speakersNamed(context.store, reference.name);
   const scope = scoped(speakers);
@@ -554,6 +558,7 @@ async function extractForQuestion(
   // A question about a person needs to know who speaks in the speech it has recognised, not once the video's is all in.
   const speakersNow = speakerReference(question) !== undefined;
   const planned = new Set<string>();
+  let stepsRun = 0;
   const stepTimes = settings.stepTimes ?? new StepTimes();
   // The light index's ranking for the question, as it stands after what has been extracted so far.
   const lookAgain = (): Promise<Retrieval> =>
@@ -591,10 +596,13 @@ async function extractForQuestion(
       const remaining = settings.budgetSeconds - (performance.now() - started) / 1000;
       // A step expected to end past the budget is left for later whole: the answer comes within the budget, not a step after it.
       const stepStarted = performance.now();
-      const report = stepTimes.fits(step.stages, remaining)
+      const report = stepTimes.fits(step.stages, remaining, stepsRun === 0)
         ? await settings.extract(step.clips, step.stages, { budgetSeconds: remaining, onProgress: options.onExtraction, signal: options.signal, speakersNow })
         : undefined;
-      if (report) stepTimes.record(step.stages, (performance.now() - stepStarted) / 1000);
+      if (report) {
+        stepTimes.record(step.stages, (performance.now() - stepStarted) / 1000);
+        stepsRun += 1;
+      }
       for (const clip of report?.clips ?? []) {
         const known = result.clips.find((entry) => entry.videoId === clip.videoId && entry.clipIndex === clip.clipIndex);
         if (known) known.stages = [...new Set([...known.stages, ...clip.stages])];

@@ -154,3 +154,12 @@ test("a step starts only when the longest of the last steps of its stages ends w
   times.record(["speech"], 1);
   assert.equal(times.fits(["speech"], 2.5), true, "only the last two steps count: the 3 s one is forgotten");
 });
+
+test("one slow step does not keep later questions from extracting: a question's first step goes by the typical step", () => {
+  const times = new StepTimes(5);
+  for (const seconds of [4, 5, 16, 4, 6]) times.record(["speech"], seconds);
+  assert.equal(times.fits(["speech"], 14.8), false, "a later step: as long as the longest, 16 s");
+  assert.equal(times.fits(["speech"], 14.8, true), true, "a question's first step: the median, 5 s");
+  assert.equal(times.fits(["speech"], 4.5, true), false, "not even a typical step ends in time");
+  assert.equal(times.fits(["speech"], 0, true), false);
+});

@@ -78,20 +78,24 @@ export function extractionSteps(plan: ExtractionPlan, clipsPerStep: number): Ext
 }
 
 /**
- * How long extraction steps took, to start only a step that ends within its budget: a step is expected to take as long
- * as the longest of the last few steps of its stages (or of any stages, before one of its own has run). Kept per
- * library, so that a question's first step of pictures is expected to take what the last questions' did; the first
- * step ever runs whatever it takes.
+ * How long extraction steps took, to start only a step that ends within its budget. A question's first step is
+ * expected to take what a typical recent step of its stages took (the median), later steps as long as the longest:
+ * a question that extracts nothing answers from what it had, so one slow step (a clip heard beside background work)
+ * must not keep every later question from extracting, while a step after others starts with the budget partly spent.
+ * Steps of other stages stand in before one of its own has run. Kept per library, so that a question's first step of
+ * pictures is expected to take what the last questions' did; the first step ever runs whatever it takes.
  */
 export class StepTimes {
   private readonly recent = new Map<string, number[]>();
 
   constructor(private readonly kept = 5) {}
 
-  /** Whether a step of `stages` is expected to end within `remainingSeconds`. */
-  fits(stages: readonly PlannedStage[], remainingSeconds: number): boolean {
-    const own = this.recent.get(stages.join());
-    const expected = own ? Math.max(...own) : Math.max(0, ...[...this.recent.values()].flat());
+  /** Whether a step of `stages` is expected to end within `remainingSeconds`; `first`: the question's first step. */
+  fits(stages: readonly PlannedStage[], remainingSeconds: number, first = false): boolean {
+    const times = this.recent.get(stages.join()) ?? [...this.recent.values()].flat();
+    if (times.length === 0) return remainingSeconds > 0;
+    const sorted = [...times].sort((a, b) => a - b);
+    const expected = first ? (sorted[Math.floor((sorted.length - 1) / 2)] ?? 0) : (sorted.at(-1) ?? 0);
     return remainingSeconds > expected;
   }
 

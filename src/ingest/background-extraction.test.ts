@@ -24,10 +24,14 @@ function manualExtractor() {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-/** A question extracting in the foreground until `finish` is called; `done` settles after. */
-function holdQuestion(background: ReturnType<typeof createBackgroundExtraction>): { finish: () => void; done: Promise<void> } {
+/**
+ * A question extracting in the foreground (or, `planning`, between its steps) until `finish` is called; `done` settles
+ * after.
+ */
+function holdQuestion(background: ReturnType<typeof createBackgroundExtraction>, planning = false): { finish: () => void; done: Promise<void> } {
   let finish: () => void = () => undefined;
-  const done = background.foreground(() => new Promise<void>((resolve) => (finish = resolve)));
+  const work = () => new Promise<void>((resolve) => (finish = resolve));
+  const done = planning ? background.hold(work) : background.foreground(work);
   return { finish: () => finish(), done };
 }
 
@@ -50,8 +54,8 @@ test("clips are extracted one at a time, each once, and never while a question e
   await first;
   assert.deepEqual(calls.map((call) => call.clips), [[3]]);
   assert.deepEqual(calls[0]?.stages, ["speech", "screen-text"]);
-  // Another question comes while clip 3 runs: clip 4 waits for it.
-  const second = holdQuestion(background);
+  // Another question plans while clip 3 runs: clip 3 goes on, clip 4 waits for it.
+  const second = holdQuestion(background, true);
   calls[0]?.finish();
   await tick();
   await tick();
@@ -68,6 +72,36 @@ test("clips are extracted one at a time, each once, and never while a question e
   await background.idle();
   assert.deepEqual(calls.map((call) => call.clips), [[3], [4], [5]]);
   assert.equal(background.queued, 0);
+});
+
+test("a question's step abandons the clip running, which goes first once the question ends", async () => {
+  const { calls, extract, nextCall } = manualExtractor();
+  const errors: string[] = [];
+  const background = createBackgroundExtraction(extract, (message) => errors.push(message));
+  const started = nextCall();
+  background.add([clip(1), clip(2)], ["speech"]);
+  await started;
+  const question = holdQuestion(background);
+  assert.equal(calls[0]?.signal.aborted, true, "the clip running was told to stop");
+  // The question's plan leaves clip 1's pictures for later too: queued once, with both.
+  background.add([clip(1)], ["visual"]);
+  await tick();
+  assert.equal(calls.length, 1, "nothing starts while the question extracts");
+  assert.equal(background.queued, 2, "clip 1 is queued again");
+  const next = nextCall();
+  question.finish();
+  await question.done;
+  await next;
+  assert.deepEqual(calls[1]?.clips, [1], "the abandoned clip first");
+  assert.deepEqual(calls[1]?.stages, ["speech", "visual"]);
+  assert.deepEqual(errors, [], "yielding is not an error");
+  calls[1]?.finish();
+  const last = nextCall();
+  await last;
+  calls[2]?.finish();
+  await background.idle();
+  assert.deepEqual(calls.map((call) => call.clips), [[1], [1], [2]]);
+  await background.close();
 });
 
 test("closing abandons the clip running and drops the queue", async () => {

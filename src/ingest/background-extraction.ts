@@ -1,8 +1,9 @@
 // What question-time extraction leaves for later, extracted in the background: the rest of a question's plan once its
 // answer held or its time ran out. In lanes (one per core the library gives it): each lane extracts one clip at a time,
 // or, where only one video's clips wait, the lanes' share of them in one call; two lanes are never on one video. Only
-// while no question is extracting, so a question's own clips never wait for a leftover. Closing abandons the clips
-// running (their stages stay pending; nothing is half-written) and the queue.
+// while no question is extracting: a question that starts extracting abandons the clips running (their stages stay
+// pending; nothing is half-written) and they go back to the front of the queue, so a question's own clips never share
+// the cores with a leftover, and never with a lane hearing the same clip. Closing abandons them and drops the queue.
 
 import { withChildProcessNiceness } from "../media/index.js";
 import { toVideoRagError } from "../spec/index.js";
@@ -12,8 +13,10 @@ import type { DeferredStage } from "./clip-stages.js";
 export interface BackgroundExtraction {
   /** Queues clips to extract once no question is extracting (a clip queued already gains the stages, once). */
   add(clips: readonly ClipKey[], stages: readonly DeferredStage[]): void;
-  /** Runs a question's extraction: the background waits until it ends. */
+  /** Runs a question's extraction: the clips running are abandoned and queued again, and the rest wait until it ends. */
   foreground<T>(work: () => Promise<T>): Promise<T>;
+  /** Runs a question's planning and steps: no clip starts until it ends (the clips running go on unless a step starts). */
+  hold<T>(work: () => Promise<T>): Promise<T>;
   /** Clips queued and not yet extracted. */
   readonly queued: number;
   /** Resolves once the queue is empty. */
@@ -49,6 +52,8 @@ export function createBackgroundExtraction(
   // chapters are rebuilt from what is written).
   const working = new Set<string>();
   const running = new Set<Promise<void>>();
+  // The work of each lane under way, stopped when a question starts extracting.
+  const yielding = new Set<AbortController>();
 
   /**
    * The next clips for a lane: the first queued of a video no lane is on, and where no other video waits, more of its
@@ -76,13 +81,26 @@ export function createBackgroundExtraction(
       if (!first || stop.signal.aborted) break;
       const { videoId } = first.clip;
       working.add(videoId);
+      const yieldTo = new AbortController();
+      const signal = AbortSignal.any([stop.signal, yieldTo.signal]);
+      yielding.add(yieldTo);
       try {
-        await withChildProcessNiceness(backgroundNiceness, () => extract(taken.map((entry) => entry.clip), first.stages, stop.signal));
+        await withChildProcessNiceness(backgroundNiceness, () => extract(taken.map((entry) => entry.clip), first.stages, signal));
       } catch (error) {
-        // A clip's stage failures are kept on its stage states by the extractor; anything else is logged and the rest go on.
-        const which = taken.map((entry) => entry.clip.clipIndex).join(", ");
-        if (!stop.signal.aborted) onError(`background extraction of clip ${which} of ${videoId}: ${toVideoRagError(error).message}`);
+        if (yieldTo.signal.aborted && !stop.signal.aborted) {
+          // A question started extracting: these clips go first once it ends (stages a question asked since kept).
+          for (const entry of [...taken].reverse()) {
+            const at = queue.findIndex((other) => other.clip.videoId === entry.clip.videoId && other.clip.clipIndex === entry.clip.clipIndex);
+            const asked = at >= 0 ? queue.splice(at, 1).flatMap((queued) => queued.stages) : [];
+            queue.unshift({ clip: entry.clip, stages: [...new Set([...entry.stages, ...asked])] });
+          }
+        } else if (!stop.signal.aborted) {
+          // A clip's stage failures are kept on its stage states by the extractor; anything else is logged and the rest go on.
+          const which = taken.map((entry) => entry.clip.clipIndex).join(", ");
+          onError(`background extraction of clip ${which} of ${videoId}: ${toVideoRagError(error).message}`);
+        }
       } finally {
+        yielding.delete(yieldTo);
         working.delete(videoId);
       }
       // A clip of the video just done may be waiting for a lane that ended.
@@ -96,6 +114,16 @@ export function createBackgroundExtraction(
     }
   };
 
+  const hold = async <T>(work: () => Promise<T>): Promise<T> => {
+    questions += 1;
+    try {
+      return await work();
+    } finally {
+      questions -= 1;
+      if (questions === 0) wakeAll();
+    }
+  };
+
   return {
     add(clips, stages) {
       if (stop.signal.aborted) return;
@@ -106,15 +134,11 @@ export function createBackgroundExtraction(
       }
       startLanes();
     },
-    async foreground(work) {
-      questions += 1;
-      try {
-        return await work();
-      } finally {
-        questions -= 1;
-        if (questions === 0) wakeAll();
-      }
+    foreground(work) {
+      for (const lane of yielding) lane.abort();
+      return hold(work);
     },
+    hold,
     get queued() {
       return queue.length;
     },
