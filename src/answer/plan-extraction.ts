@@ -4,6 +4,7 @@
 // extracted, those with the most speech or picture change first, spread over the videos least heard. A clip is planned
 // only for stages still pending on it, so nothing is extracted twice.
 
+import { percentile } from "../eval/latency-percentiles.js";
 import type { QuestionKind } from "../retrieval/index.js";
 import type { ClipSignals, ClipStageState, Video } from "../spec/index.js";
 
@@ -94,9 +95,7 @@ export class StepTimes {
   fits(stages: readonly PlannedStage[], remainingSeconds: number, first = false): boolean {
     const times = this.recent.get(stages.join()) ?? [...this.recent.values()].flat();
     if (times.length === 0) return remainingSeconds > 0;
-    const sorted = [...times].sort((a, b) => a - b);
-    const expected = first ? (sorted[Math.floor((sorted.length - 1) / 2)] ?? 0) : (sorted.at(-1) ?? 0);
-    return remainingSeconds > expected;
+    return remainingSeconds > percentile(times, first ? 50 : 100);
   }
 
   record(stages: readonly PlannedStage[], seconds: number): void {

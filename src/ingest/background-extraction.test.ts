@@ -22,6 +22,17 @@ function manualExtractor() {
   return { calls, extract, nextCall };
 }
 
+/** Background extraction with clips 1 and 2 queued and clip 1 running; the errors it reports are kept. */
+async function runningFirstOfTwo() {
+  const extractor = manualExtractor();
+  const errors: string[] = [];
+  const background = createBackgroundExtraction(extractor.extract, (message) => errors.push(message));
+  const started = extractor.nextCall();
+  background.add([clip(1), clip(2)], ["speech"]);
+  await started;
+  return { ...extractor, errors, background };
+}
+
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
@@ -75,12 +86,7 @@ test("clips are extracted one at a time, each once, and never while a question e
 });
 
 test("a question's step abandons the clip running, which goes first once the question ends", async () => {
-  const { calls, extract, nextCall } = manualExtractor();
-  const errors: string[] = [];
-  const background = createBackgroundExtraction(extract, (message) => errors.push(message));
-  const started = nextCall();
-  background.add([clip(1), clip(2)], ["speech"]);
-  await started;
+  const { calls, nextCall, errors, background } = await runningFirstOfTwo();
   const question = holdQuestion(background);
   assert.equal(calls[0]?.signal.aborted, true, "the clip running was told to stop");
   // The question's plan leaves clip 1's pictures for later too: queued once, with both.
@@ -105,12 +111,7 @@ test("a question's step abandons the clip running, which goes first once the que
 });
 
 test("closing abandons the clip running and drops the queue", async () => {
-  const { calls, extract, nextCall } = manualExtractor();
-  const errors: string[] = [];
-  const background = createBackgroundExtraction(extract, (message) => errors.push(message));
-  const started = nextCall();
-  background.add([clip(1), clip(2)], ["speech"]);
-  await started;
+  const { calls, errors, background } = await runningFirstOfTwo();
   await background.close();
   assert.equal(calls[0]?.signal.aborted, true, "the running clip was told to stop");
   assert.equal(calls.length, 1, "the queued clip never started");
