@@ -50,6 +50,24 @@ test("the question's kind picks the stages: said → speech, written → OCR, sh
   assert.deepEqual(stagesForKinds([]), ["speech", "screen-text", "visual"]);
 });
 
+test("who or what a question is about names no kind: the question gets every stage, its speech heard first", () => {
+  // Spoken answers in the incremental benchmark and the how-to questions, once planned for the pictures alone.
+  for (const question of [
+    "was the young man ill disposed?",
+    "how do I reset the drive system?",
+    "how do I flex the joint to see where to cut?",
+    "How To Change The Brake Pads in Your Car",
+    "How To Refinish Particle Board Cabinets",
+    "What are some key features to look for in high-quality measuring cups in a kitchen setting?",
+    "What tool or product is typically used to enhance the appearance of a vehicle's tires?",
+  ]) {
+    assert.deepEqual(questionKinds(question), [], question);
+  }
+  assert.deepEqual(questionKinds("where is a bicycle seen?"), ["shown"]);
+  assert.deepEqual(questionKinds("where do the man and the woman talk?"), ["said"]);
+  assert.deepEqual(questionKinds("what does the sign say?"), ["said", "written"]);
+});
+
 test("placed candidates come first, capped, with only the stages still pending on them", async () => {
   const plan = await planExtraction(
     input({

@@ -7,27 +7,33 @@ import { tokenize } from "./query-analyzer.js";
 /** said: speech or subtitles; written: text on screen; shown: what the picture shows. */
 export type QuestionKind = "said" | "written" | "shown";
 
-const cues: Record<QuestionKind, string[]> = {
+/**
+ * Words that name a kind, matched by their stems ("recommended" as "recommend"). A question of no clear kind gets every
+ * stage, the speech first, so a word that names a kind only sometimes ("table", "board", "label" in "how to refinish a
+ * table") is left out: a kind named wrongly runs only stages that cannot answer.
+ */
+const cues: Record<"said" | "written", string[]> = {
   said: [
     "say", "said", "says", "saying", "tell", "told", "talk", "talked", "speak", "spoke", "speaker", "mention", "explain",
     "ask", "asked", "quote", "voice", "hear", "heard", "sound", "discuss", "narrator", "word", "words", "claim", "recommend",
     "describe", "call", "called", "answer", "reply", "announce", "promise", "argue", "speech", "sentence", "lecture",
   ],
   written: [
-    "written", "write", "wrote", "text", "screen", "slide", "slides", "sign", "title", "caption", "label", "banner",
-    "board", "headline", "printed", "display", "displayed", "chart", "table", "menu", "poster", "url", "website", "logo",
+    "written", "write", "wrote", "text", "screen", "slide", "slides", "sign", "title", "caption", "banner", "headline",
+    "printed", "display", "displayed", "poster", "url", "logo",
     // Not "read": "what was read out" is speech as often as "what does the sign read" is text.
-  ],
-  shown: [
-    "see", "seen", "show", "shown", "shows", "look", "looks", "appear", "appears", "wear", "wearing", "color", "colour",
-    "visible", "picture", "scene", "frame", "footage", "camera", "object", "enter", "enters", "walk", "walking", "drive",
-    "driving", "ride", "riding", "hold", "holding", "person", "people", "man", "woman", "car", "bicycle", "dog", "cat",
-    "bottle", "truck", "bus", "street", "crowd",
   ],
 };
 
+/**
+ * Words that name what is shown, matched as written: the stems of the others are instructions or subjects as often
+ * ("the roof tiles show wear", "look for", "appearance", "was the young man ill disposed?"). Who or what a question is
+ * about (a man, a car, a dog) may be said as well as shown, so it names no kind.
+ */
+const shownWords = new Set(["seen", "shown", "visible", "appear", "appears", "appeared", "appearing", "footage"]);
+
 const cueStems = new Map<string, QuestionKind[]>();
-for (const [kind, words] of Object.entries(cues) as [QuestionKind, string[]][]) {
+for (const [kind, words] of Object.entries(cues) as ["said" | "written", string[]][]) {
   for (const word of words) {
     const stem = stemmer(word);
     cueStems.set(stem, [...new Set([...(cueStems.get(stem) ?? []), kind])]);
@@ -51,6 +57,9 @@ export function isKindCue(word: string): boolean {
 /** The kinds a question names; empty when it names none (any stage may answer it). */
 export function questionKinds(question: string): QuestionKind[] {
   const kinds = new Set<QuestionKind>();
-  for (const token of tokenize(question)) for (const kind of cueStems.get(stemmer(token)) ?? []) kinds.add(kind);
+  for (const token of tokenize(question)) {
+    for (const kind of cueStems.get(stemmer(token)) ?? []) kinds.add(kind);
+    if (shownWords.has(token)) kinds.add("shown");
+  }
   return (["said", "written", "shown"] as const).filter((kind) => kinds.has(kind));
 }
