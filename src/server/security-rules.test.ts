@@ -115,6 +115,20 @@ describe("a server on loopback keeps its rules", () => {
     await alive();
   });
 
+  test("a JSON body whose declared length is past the limit is a 413 before it is sent; one within it is read", async () => {
+    for (const path of ["/api/search", "/api/ask"]) {
+      // Only the first bytes of the 2 MiB it declares: the answer comes without the rest.
+      const answer = await rawRequest(server.port, head("POST", path, { "Content-Type": "application/json", "Content-Length": 2 * 2 ** 20 }), '{"query": "', { timeoutMs: 5_000 });
+      assert.equal(answer?.status, 413, path);
+      assert.equal((JSON.parse(answer?.body ?? "{}") as { error: { code: string } }).error.code, "BODY_TOO_LARGE");
+    }
+    const body = JSON.stringify({ query: `cat ${" ".repeat(100_000)}`, limit: 3 });
+    const within = await rawRequest(server.port, head("POST", "/api/search", { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) }), body);
+    assert.equal(within?.status, 200, within?.body);
+    assert.ok(Array.isArray((JSON.parse(within?.body ?? "{}") as { hits: unknown }).hits));
+    await alive();
+  });
+
   test("paths whose percent-encoding does not decode are 400s with no stack in the log, with or without a token", async () => {
     const before = logLines.length;
     for (const path of ["/%ff", "/abc%", "/assets/%c0%ae%c0%ae/x.js", "/api/videos/%ff"]) {

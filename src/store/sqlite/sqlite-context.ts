@@ -60,6 +60,8 @@ export class SqliteContext {
   readonly lexical: LexicalIndexes;
   /** Document counts and lists of search terms, kept while their index is unchanged, and each index's averages record. */
   readonly termLists: FtsTermLists;
+  private openSnapshot: number | undefined;
+  private snapshots = 0;
 
   constructor(
     readonly db: Database.Database,
@@ -68,7 +70,7 @@ export class SqliteContext {
     this.statements = prepareSharedStatements(db);
     this.packedStatements = preparePackedStatements(db);
     this.lexical = new LexicalIndexes(db);
-    this.termLists = new FtsTermLists(db);
+    this.termLists = new FtsTermLists(db, () => this.openSnapshot);
   }
 
   /**
@@ -85,7 +87,23 @@ export class SqliteContext {
    * mix two versions. Inside a write transaction the reads already see one state.
    */
   snapshot<T>(work: () => T): T {
-    return this.db.inTransaction ? work() : this.db.transaction(work).deferred();
+    if (this.db.inTransaction) return work();
+    return this.db.transaction(() => {
+      this.openSnapshot = ++this.snapshots;
+      try {
+        return work();
+      } finally {
+        this.openSnapshot = undefined;
+      }
+    }).deferred();
+  }
+
+  /**
+   * The read transaction `snapshot` opened and is running in, by number; undefined outside one (or inside a transaction
+   * someone else began, which may write). What is read in one holds until it ends: snapshots only read.
+   */
+  get readSnapshot(): number | undefined {
+    return this.openSnapshot;
   }
 
   guard<T>(action: string, work: () => T): T {

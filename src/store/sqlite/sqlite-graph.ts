@@ -212,23 +212,25 @@ export class SqliteGraph implements GraphStore {
   }
 
   async searchEntities(query: { terms: { text: string; weight: number }[]; limit: number; videoIds?: string[] }): Promise<EntityMatch[]> {
-    return this.context.guard("cannot search entities", () => {
-      checkLimit(query.limit, "an entity search");
-      const limit = Math.floor(query.limit);
-      const weights = termWeights(query.terms);
-      if (limit === 0 || weights.size === 0) return [];
-      const filter = query.videoIds && {
-        sql: ` AND rowid IN (SELECT s.entity_key FROM json_each(?) j CROSS JOIN videos v ON v.id = j.value
-            CROSS JOIN entity_sources s ON s.video_key = v.key WHERE v.status = 'ready')`,
-        parameters: [JSON.stringify(query.videoIds)],
-      };
-      const bm25 = `bm25(entity_fts, ${entityFieldWeights.name}, ${entityFieldWeights.description})`;
-      const ranking = { table: "entity_fts", bm25, weights, phrases: [], restriction: "", commonShare: commonEntityShare, limit };
-      const matches = rankByBm25(this.context, filter ? { ...ranking, filter } : ranking);
-      if (matches.length === 0) return [];
-      const rows = this.statements.entitiesByKeys.all(JSON.stringify(matches.map(([key]) => key))) as EntityRow[];
-      return toEntityMatches(matches, rows);
-    });
+    return this.context.guard("cannot search entities", () =>
+      this.context.snapshot(() => {
+        checkLimit(query.limit, "an entity search");
+        const limit = Math.floor(query.limit);
+        const weights = termWeights(query.terms);
+        if (limit === 0 || weights.size === 0) return [];
+        const filter = query.videoIds && {
+          sql: ` AND rowid IN (SELECT s.entity_key FROM json_each(?) j CROSS JOIN videos v ON v.id = j.value
+              CROSS JOIN entity_sources s ON s.video_key = v.key WHERE v.status = 'ready')`,
+          parameters: [JSON.stringify(query.videoIds)],
+        };
+        const bm25 = `bm25(entity_fts, ${entityFieldWeights.name}, ${entityFieldWeights.description})`;
+        const ranking = { table: "entity_fts", bm25, weights, phrases: [], restriction: "", commonShare: commonEntityShare, limit };
+        const matches = rankByBm25(this.context, filter ? { ...ranking, filter } : ranking);
+        if (matches.length === 0) return [];
+        const rows = this.statements.entitiesByKeys.all(JSON.stringify(matches.map(([key]) => key))) as EntityRow[];
+        return toEntityMatches(matches, rows);
+      }),
+    );
   }
 
   async getEntity(reference: number | string, options: { sourceLimit?: number } = {}): Promise<GraphEntity | undefined> {

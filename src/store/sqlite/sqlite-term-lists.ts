@@ -1,7 +1,7 @@
 // What FTS5 reads from each term's list for a search, kept while the index is unchanged:
 //  - how many rows hold each one-word term, for leaving out the terms too common to rank by (`commonTerms` in
-//    store-checks.ts). FTS5 counts them as bm25() does: it reads the term's whole list, which costs about what
-//    searching the term costs;
+//    store-checks.ts), counted by FTS5 as bm25() counts them, up to the count that makes a word common: counting reads
+//    a term's list, which costs about what searching the term costs;
 //  - each term's rows with the term's own bm25() score in each. bm25() sums over a query's phrases, so a search's
 //    score is the sum of its terms' scores, weights multiplying them: a term read once serves every later question
 //    with that word (on the how-to dev questions, 59% of a video search's words had come in an earlier question) and
@@ -41,10 +41,13 @@ interface IndexLists {
   version: Buffer;
   /** The averages record: the row count and each column's token total. */
   averages: { rows: number; columnTotals: number[] };
-  counts: Map<string, number>;
+  /** Rows holding a word, counted up to `atMost` (see `count`). */
+  counts: Map<string, { count: number; atMost: number }>;
   /** By bm25() call, column filter and term. */
   lists: Map<string, TermList>;
   listBytes: number;
+  /** The read transaction the records were last compared in (see `current`). */
+  checkedIn?: number;
 }
 
 export class FtsTermLists {
@@ -52,7 +55,11 @@ export class FtsTermLists {
   private readonly statements = new Map<string, { version: Database.Statement; count: Database.Statement }>();
   private readonly listStatements = new Map<string, Database.Statement>();
 
-  constructor(private readonly db: Database.Database) {}
+  /** `readSnapshot`: the read transaction in progress (SqliteContext.readSnapshot), in which records read once hold. */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly readSnapshot: () => number | undefined = () => undefined,
+  ) {}
 
   /**
    * `weights` without the one-word terms too common to rank a search of `table` by (see `commonTerms`), counted in
@@ -71,8 +78,8 @@ export class FtsTermLists {
     const clips = table === "video_fts" ? this.current("clip_fts") : undefined;
     const counts = new Map(
       words.map((word) => {
-        const inClips = clips ? this.count("clip_fts", clips, filter, word) : least;
-        return [word, inClips < least ? inClips : this.count(table, index, filter, word)];
+        const inClips = clips ? this.count("clip_fts", clips, filter, word, least) : least;
+        return [word, inClips < least ? inClips : this.count(table, index, filter, word, least)];
       }),
     );
     const common = commonTerms(counts, rows, phrases || words.length < weights.size, share);
@@ -136,6 +143,10 @@ export class FtsTermLists {
 
   /** The index's kept counts and lists, started again when its records say it was written since (counts also when they grew too many). */
   private current(table: string): IndexLists {
+    const snapshot = this.readSnapshot();
+    const kept = this.indexes.get(table);
+    // Within one read transaction the index is as it was at its first look (a search looks three or four times).
+    if (kept && snapshot !== undefined && kept.checkedIn === snapshot) return kept;
     const records = new Map(this.statementsOf(table).version.all() as [number, Buffer][]);
     const averages = records.get(1);
     const version = Buffer.concat([records.get(10) ?? Buffer.alloc(0), Buffer.from([0xff]), averages ?? Buffer.alloc(0)]);
@@ -144,17 +155,22 @@ export class FtsTermLists {
       index = { version, averages: averages ? ftsAverages(averages) : { rows: 0, columnTotals: [] }, counts: new Map(), lists: new Map(), listBytes: 0 };
       this.indexes.set(table, index);
     } else if (index.counts.size >= maxKept) index.counts.clear();
+    index.checkedIn = snapshot;
     return index;
   }
 
-  /** Rows holding the word in the filter's columns, as bm25() counts them for its idf. */
-  private count(table: string, index: IndexLists, filter: string, word: string): number {
+  /**
+   * Rows holding the word in the filter's columns, as bm25() counts them for its idf, counted up to `atMost`: whether a
+   * word is common needs no more, and a common word's whole list is what counting it cost. A count below its cap is
+   * exact; one at its cap says "at least that many".
+   */
+  private count(table: string, index: IndexLists, filter: string, word: string, atMost: number): number {
     const key = `${filter}\u0000${word}`;
-    let count = index.counts.get(key);
-    if (count === undefined) {
-      count = this.statementsOf(table).count.get(filter + quote(word)) as number;
-      index.counts.set(key, count);
-    }
+    const kept = index.counts.get(key);
+    if (kept && (kept.count < kept.atMost || kept.atMost >= atMost)) return kept.count;
+    const cap = Math.ceil(atMost);
+    const count = this.statementsOf(table).count.get(filter + quote(word), cap) as number;
+    index.counts.set(key, { count, atMost: cap });
     return count;
   }
 
@@ -163,7 +179,7 @@ export class FtsTermLists {
     if (!statements) {
       statements = {
         version: this.db.prepare(`SELECT id, block FROM ${table}_data WHERE id IN (1, 10)`).raw(),
-        count: this.db.prepare(`SELECT count(*) FROM ${table} WHERE ${table} MATCH ?`).pluck(),
+        count: this.db.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`).pluck(),
       };
       this.statements.set(table, statements);
     }
