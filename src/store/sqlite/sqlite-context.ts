@@ -70,7 +70,7 @@ export class SqliteContext {
     this.statements = prepareSharedStatements(db);
     this.packedStatements = preparePackedStatements(db);
     this.lexical = new LexicalIndexes(db);
-    this.termLists = new FtsTermLists(db, () => this.openSnapshot);
+    this.termLists = new FtsTermLists(db, () => this.readSnapshot);
   }
 
   /**
