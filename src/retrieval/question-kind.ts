@@ -7,12 +7,15 @@ import { tokenize } from "./query-analyzer.js";
 /** said: speech or subtitles; written: text on screen; shown: what the picture shows. */
 export type QuestionKind = "said" | "written" | "shown";
 
+/** The kinds named by words matched by their stems; what is shown is named by words matched as written (`shownWords`). */
+type StemmedKind = Exclude<QuestionKind, "shown">;
+
 /**
  * Words that name a kind, matched by their stems ("recommended" as "recommend"). A question of no clear kind gets every
  * stage, the speech first, so a word that names a kind only sometimes ("table", "board", "label" in "how to refinish a
  * table") is left out: a kind named wrongly runs only stages that cannot answer.
  */
-const cues: Record<"said" | "written", string[]> = {
+const cues: Record<StemmedKind, string[]> = {
   said: [
     "say", "said", "says", "saying", "tell", "told", "talk", "talked", "speak", "spoke", "speaker", "mention", "explain",
     "ask", "asked", "quote", "voice", "hear", "heard", "sound", "discuss", "narrator", "word", "words", "claim", "recommend",
@@ -33,7 +36,7 @@ const cues: Record<"said" | "written", string[]> = {
 const shownWords = new Set(["seen", "shown", "visible", "appear", "appears", "appeared", "appearing", "footage"]);
 
 const cueStems = new Map<string, QuestionKind[]>();
-for (const [kind, words] of Object.entries(cues) as ["said" | "written", string[]][]) {
+for (const [kind, words] of Object.entries(cues) as [StemmedKind, string[]][]) {
   for (const word of words) {
     const stem = stemmer(word);
     cueStems.set(stem, [...new Set([...(cueStems.get(stem) ?? []), kind])]);

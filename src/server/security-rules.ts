@@ -129,7 +129,7 @@ export function securityRules(options: SecurityOptions): MiddlewareHandler {
       return next();
     }
     if (Number(declaredLength ?? 0) > options.uploadLimitBytes) {
-      throw new VideoRagError("BODY_TOO_LARGE", `the upload is larger than the server's limit of ${formatBytes(options.uploadLimitBytes)}`);
+      throw bodyTooLarge(options.uploadLimitBytes, "the upload");
     }
     return next();
   };

@@ -239,13 +239,13 @@ export class SqliteCatalog implements VideoCatalog {
   }
 
   async getClips(keys: { videoId: string; clipIndex: number }[]): Promise<ClipDocument[]> {
-    return this.context.guard("cannot read clips", () => this.context.snapshot(() => {
+    return this.context.guardedSnapshot("cannot read clips", () => {
       const reader = this.context.reader();
       return keys.flatMap(({ videoId, clipIndex }) => {
         const row = this.statements.clip.get(videoId, clipIndex) as ClipRow | undefined;
         return row ? [toClipDocument(row, reader.transcript(row.video_key, row))] : [];
       });
-    }));
+    });
   }
 
   async getSegments(videoId: string, startSecond: number, endSecond: number): Promise<(Segment & { source: SegmentSource })[]> {

@@ -106,6 +106,11 @@ export class SqliteContext {
     return this.openSnapshot;
   }
 
+  /** `snapshot` within `guard`: reads of one state of the file, a failure as the store's error for `action`. */
+  guardedSnapshot<T>(action: string, work: () => T): T {
+    return this.guard(action, () => this.snapshot(work));
+  }
+
   guard<T>(action: string, work: () => T): T {
     try {
       return work();

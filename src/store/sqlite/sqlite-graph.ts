@@ -212,25 +212,23 @@ export class SqliteGraph implements GraphStore {
   }
 
   async searchEntities(query: { terms: { text: string; weight: number }[]; limit: number; videoIds?: string[] }): Promise<EntityMatch[]> {
-    return this.context.guard("cannot search entities", () =>
-      this.context.snapshot(() => {
-        checkLimit(query.limit, "an entity search");
-        const limit = Math.floor(query.limit);
-        const weights = termWeights(query.terms);
-        if (limit === 0 || weights.size === 0) return [];
-        const filter = query.videoIds && {
-          sql: ` AND rowid IN (SELECT s.entity_key FROM json_each(?) j CROSS JOIN videos v ON v.id = j.value
-              CROSS JOIN entity_sources s ON s.video_key = v.key WHERE v.status = 'ready')`,
-          parameters: [JSON.stringify(query.videoIds)],
-        };
-        const bm25 = `bm25(entity_fts, ${entityFieldWeights.name}, ${entityFieldWeights.description})`;
-        const ranking = { table: "entity_fts", bm25, weights, phrases: [], restriction: "", commonShare: commonEntityShare, limit };
-        const matches = rankByBm25(this.context, filter ? { ...ranking, filter } : ranking);
-        if (matches.length === 0) return [];
-        const rows = this.statements.entitiesByKeys.all(JSON.stringify(matches.map(([key]) => key))) as EntityRow[];
-        return toEntityMatches(matches, rows);
-      }),
-    );
+    return this.context.guardedSnapshot("cannot search entities", () => {
+      checkLimit(query.limit, "an entity search");
+      const limit = Math.floor(query.limit);
+      const weights = termWeights(query.terms);
+      if (limit === 0 || weights.size === 0) return [];
+      const filter = query.videoIds && {
+        sql: ` AND rowid IN (SELECT s.entity_key FROM json_each(?) j CROSS JOIN videos v ON v.id = j.value
+            CROSS JOIN entity_sources s ON s.video_key = v.key WHERE v.status = 'ready')`,
+        parameters: [JSON.stringify(query.videoIds)],
+      };
+      const bm25 = `bm25(entity_fts, ${entityFieldWeights.name}, ${entityFieldWeights.description})`;
+      const ranking = { table: "entity_fts", bm25, weights, phrases: [], restriction: "", commonShare: commonEntityShare, limit };
+      const matches = rankByBm25(this.context, filter ? { ...ranking, filter } : ranking);
+      if (matches.length === 0) return [];
+      const rows = this.statements.entitiesByKeys.all(JSON.stringify(matches.map(([key]) => key))) as EntityRow[];
+      return toEntityMatches(matches, rows);
+    });
   }
 
   async getEntity(reference: number | string, options: { sourceLimit?: number } = {}): Promise<GraphEntity | undefined> {
@@ -279,13 +277,13 @@ export class SqliteGraph implements GraphStore {
   }
 
   async getChunks(keys: { videoId: string; chunkIndex: number }[]): Promise<Chunk[]> {
-    return this.context.guard("cannot read chunks", () => this.context.snapshot(() => {
+    return this.context.guardedSnapshot("cannot read chunks", () => {
       const reader = this.context.reader();
       return keys.flatMap(({ videoId, chunkIndex }) => {
         const row = this.statements.chunk.get(videoId, chunkIndex) as ChunkRow | undefined;
         return row ? [toChunk(row, reader.chunkText(row.video_key, row.chunk_index, row) ?? row.text)] : [];
       });
-    }));
+    });
   }
 
   async staleEntities(limit: number): Promise<GraphEntity[]> {

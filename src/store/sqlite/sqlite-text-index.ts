@@ -384,24 +384,20 @@ export class SqliteTextIndex implements TextIndex {
   }
 
   async searchClips(query: LexicalQuery): Promise<ClipMatch[]> {
-    return this.context.guard("cannot search clips", () =>
-      this.context.snapshot(() => {
-        const matches = this.search("clip_fts", query);
-        if (matches.length === 0) return [];
-        const rows = this.statements.clipsByKeys.all(JSON.stringify(matches.map(([key]) => key))) as ClipMatchRow[];
-        return toClipMatches(matches, rows);
-      }),
-    );
+    return this.context.guardedSnapshot("cannot search clips", () => {
+      const matches = this.search("clip_fts", query);
+      if (matches.length === 0) return [];
+      const rows = this.statements.clipsByKeys.all(JSON.stringify(matches.map(([key]) => key))) as ClipMatchRow[];
+      return toClipMatches(matches, rows);
+    });
   }
 
   async searchVideos(query: LexicalQuery): Promise<VideoMatch[]> {
-    return this.context.guard("cannot search videos", () =>
-      this.context.snapshot(() => {
-        const matches = this.search("video_fts", query);
-        if (matches.length === 0) return [];
-        return toVideoMatches(matches, this.context.readyVideoIds(matches.map(([key]) => key)));
-      }),
-    );
+    return this.context.guardedSnapshot("cannot search videos", () => {
+      const matches = this.search("video_fts", query);
+      if (matches.length === 0) return [];
+      return toVideoMatches(matches, this.context.readyVideoIds(matches.map(([key]) => key)));
+    });
   }
 
   /** BM25 through FTS5 over clips or whole videos, with the query's field weights as FTS5 column weights. */
