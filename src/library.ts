@@ -462,6 +462,8 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         emit({ type: "video-done", result });
       }
       if (ingestOptions.describeEntities !== false) await describeEntities(choice, ingestOptions.signal);
+      // The batch's writes left the lexical indexes in many pieces, each read by every search.
+      await store.compactTextIndexes();
       const report = summarize(results, (performance.now() - started) / 1000);
       report.warnings.unshift(...choice.warnings);
       report.providers = choice.summary;
@@ -477,6 +479,7 @@ export async function openLibrary(options: LibraryOptions = {}): Promise<Library
         signal: ingestOptions.signal,
       });
       if (ingestOptions.describeEntities !== false) await describeEntities(choice, ingestOptions.signal);
+      await store.compactTextIndexes();
       return summarize(results, (performance.now() - started) / 1000);
     },
     async search(query, searchOptions = {}) {

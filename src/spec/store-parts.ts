@@ -59,6 +59,11 @@ export interface TextIndex {
   searchVideos(query: LexicalQuery): Promise<VideoMatch[]>;
   /** Number of clip documents containing the term after the store's analysis, and the total; for query weighting. */
   termDocumentFrequency(terms: string[]): Promise<{ frequencies: Map<string, number>; documentCount: number }>;
+  /**
+   * Puts the lexical indexes in the form searches read fastest, after a batch of writes (an ingest ends with it); it
+   * changes no search's results. Its cost is the indexes' size (SQLite: under a second for 100,000 clips).
+   */
+  compactTextIndexes(): Promise<void>;
 }
 
 /** Embeddings in named spaces, searched by exact cosine distance. */

@@ -19,7 +19,7 @@ const catalogMethods = [
   "getSegmentRanges",
   "getFrames",
 ] as const satisfies readonly (keyof VideoCatalog)[];
-const textIndexMethods = ["searchClips", "searchVideos", "termDocumentFrequency"] as const satisfies readonly (keyof TextIndex)[];
+const textIndexMethods = ["searchClips", "searchVideos", "termDocumentFrequency", "compactTextIndexes"] as const satisfies readonly (keyof TextIndex)[];
 const vectorIndexMethods = ["addVectors", "searchVectors", "vectorSpaces", "vectorCount"] as const satisfies readonly (keyof VectorIndex)[];
 const graphMethods = [
   "searchEntities",

@@ -22,6 +22,27 @@ export function runTextIndexConformance(name: string, open: OpenStore): void {
       assert.deepEqual((await store.searchVideos(query("garden watering"))).map((match) => match.videoId), ["garden"]);
     });
 
+    withStore("compacting the text indexes after many writes changes no search's results", async (store) => {
+      const topics = ["brake pads", "tomato seedlings", "bread dough", "bicycle chain", "paint brushes", "guitar strings"];
+      for (let video = 0; video < 12; video++) {
+        const topic = topics[video % topics.length] as string;
+        await store.commitVideo(sampleVideo(`v${video}`, [`cleaning the ${topic} first`, `video ${video} shows ${topic} and more ${topic}`, "then we wrap up"]));
+      }
+      const searches = async (): Promise<unknown[]> => [
+        ...(await Promise.all(["brake", "tomato cleaning", "guitar strings wrap", "video"].map((text) => store.searchClips(query(text, { limit: 50 }))))),
+        await store.searchClips(query("cleaning", { videoIds: ["v1", "v2", "v7"] })),
+        await store.searchVideos(query("bread bicycle")),
+      ];
+      const before = await searches();
+      assert.ok(before.every((found) => Array.isArray(found) && found.length > 0));
+      await store.compactTextIndexes();
+      assert.deepEqual(await searches(), before);
+      await store.removeVideo("v3");
+      await store.compactTextIndexes();
+      // v3 and v9 spoke of the bicycle chain: v3's clips are gone from the compacted index.
+      assert.deepEqual((await store.searchClips(query("bicycle"))).map((match) => `${match.videoId}#${match.clipIndex}`), ["v9#1", "v9#0"]);
+    });
+
     withStore("a two-character Chinese or Japanese word inside a line is found; a removed line is forgotten", async (store) => {
       await store.commitVideo(sampleVideo("zh", ["我们明天去东京旅行", "今天的天气很好"]));
       await store.commitVideo(sampleVideo("ja", ["東京の天気はどうですか", "明日は雨が降るでしょう"]));

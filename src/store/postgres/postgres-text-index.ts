@@ -127,4 +127,7 @@ export class PostgresTextIndex implements TextIndex {
     // A term with no token counts 0 there, as FTS5 has nothing to match it with.
     return this.context.read("cannot count terms", (client) => this.context.lexical.documentFrequency(client, "clip", terms, clipFields));
   }
+
+  /** Nothing to do: a term's posting blocks are merged as they are written, and vacuumed in the background (postgres-context.ts). */
+  async compactTextIndexes(): Promise<void> {}
 }

@@ -20,6 +20,25 @@ const freshPath = (): string => join(dir, `library-${++fileCount}.sqlite`);
 
 runStoreConformance("sqlite", () => openSqliteStore(freshPath()));
 
+test("compacting leaves each lexical index, written by a transaction a video, in one segment", async () => {
+  const path = freshPath();
+  const store = openSqliteStore(path);
+  try {
+    for (let video = 0; video < 12; video++) await store.commitVideo(sampleVideo(`v${video}`, [`words of video ${video}`, "shared words"]));
+    const raw = new Database(path, { readonly: true });
+    try {
+      const { segmentPages, lexicalTables } = await import("./sqlite-fts-merges.js");
+      assert.ok(segmentPages(raw, "clip_fts").length > 1, "FTS5 alone leaves a segment a transaction, merged four at a time");
+      await store.compactTextIndexes();
+      for (const table of lexicalTables) assert.ok(segmentPages(raw, table).length <= 1, table);
+    } finally {
+      raw.close();
+    }
+  } finally {
+    await store.close();
+  }
+});
+
 test("a library survives closing and reopening", async () => {
   const path = freshPath();
   const first = openSqliteStore(path);

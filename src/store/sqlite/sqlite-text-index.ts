@@ -8,6 +8,7 @@ import { toClipMatches, toVideoMatches, type ClipMatchRow, type RankedKey } from
 import { hasSpaceless, indexedText, type IndexedTextOptions } from "../../text/index.js";
 import { checkLexicalQuery, flooredShare, hasToken, termWeights, videoDocument } from "../store-checks.js";
 import type { SqliteContext } from "./sqlite-context.js";
+import { mergeSegments } from "./sqlite-fts-merges.js";
 import { PackedReader, preparePackedStatements, type ClipText } from "./sqlite-packed-reader.js";
 import type { TermList } from "./sqlite-term-lists.js";
 
@@ -305,55 +306,108 @@ function rankWeighted(context: SqliteContext, ranking: Bm25Ranking): RankedKey[]
   return [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);
 }
 
+/** Rows up to this are summed in arrays indexed by row (`sums`, `stamps`: 12 bytes a row); a list of higher rows in a Map. */
+const maxIndexedRow = 1 << 20;
+
+/** Each row's sum so far in the search whose stamp it holds: kept between searches, grown as rows need. */
+let sums = new Float64Array(0);
+let stamps = new Int32Array(0);
+let stamp = 0;
+
 /**
  * The `limit` rows with the highest sums of their lists' scores, each list's score times its factor, best first (ties:
- * the lower rowid first, as FTS5 gives them): a merge of the lists, each in ascending rowid order. Plain loops over
- * typed arrays: a search merges thousands of rows, and a closure per row boxed every partial sum on the heap.
+ * the lower rowid first, as FTS5 gives them). Each list is added in turn to its rows' sums, so a row's sum is the same
+ * additions in the same order whatever rows the other lists hold: a search adds thousands of rows, once each, where a
+ * merge of the lists compared every list at every row.
  */
 export function topSums(lists: readonly TermList[], factors: readonly number[], limit: number): RankedKey[] {
   let listed = 0;
-  for (const list of lists) listed += list.rows.length;
-  const size = Math.min(limit, listed);
-  if (size <= 0) return [];
-  const keptRows = new Int32Array(size);
-  const keptScores = new Float64Array(size);
-  let kept = 0;
-  const next = new Int32Array(lists.length);
-  for (;;) {
-    let row = Number.POSITIVE_INFINITY;
-    for (let index = 0; index < lists.length; index += 1) {
-      const rows = (lists[index] as TermList).rows;
-      const at = next[index] as number;
-      if (at < rows.length && (rows[at] as number) < row) row = rows[at] as number;
-    }
-    if (row === Number.POSITIVE_INFINITY) break;
-    let sum = 0;
-    for (let index = 0; index < lists.length; index += 1) {
-      const list = lists[index] as TermList;
-      const at = next[index] as number;
-      if (list.rows[at] === row) {
-        sum += (factors[index] as number) * (list.scores[at] as number);
-        next[index] = at + 1;
+  let lowest = 0;
+  let highest = 0;
+  for (const list of lists) {
+    const { rows } = list;
+    if (rows.length === 0) continue;
+    lowest = listed === 0 ? (rows[0] as number) : Math.min(lowest, rows[0] as number);
+    highest = Math.max(highest, rows[rows.length - 1] as number);
+    listed += rows.length;
+  }
+  const top = new TopRows(Math.min(limit, listed));
+  if (top.size <= 0) return [];
+  if (lowest < 0 || highest >= maxIndexedRow) {
+    const byRow = new Map<number, number>();
+    lists.forEach((list, index) => list.rows.forEach((row, at) => byRow.set(row, (byRow.get(row) ?? 0) + (factors[index] as number) * (list.scores[at] as number))));
+    for (const [row, sum] of byRow) top.offer(row, sum);
+    return top.best();
+  }
+  if (sums.length <= highest) {
+    const length = Math.min(maxIndexedRow, Math.max(highest + 1, 2 * sums.length));
+    sums = new Float64Array(length);
+    stamps = new Int32Array(length);
+    stamp = 0;
+  }
+  if (stamp === 0x7fffffff) {
+    stamps.fill(0);
+    stamp = 0;
+  }
+  stamp += 1;
+  const touched = new Int32Array(listed);
+  let count = 0;
+  for (let index = 0; index < lists.length; index += 1) {
+    const { rows, scores } = lists[index] as TermList;
+    const factor = factors[index] as number;
+    for (let at = 0; at < rows.length; at += 1) {
+      const row = rows[at] as number;
+      if (stamps[row] !== stamp) {
+        stamps[row] = stamp;
+        sums[row] = 0;
+        touched[count] = row;
+        count += 1;
       }
+      sums[row] = (sums[row] as number) + factor * (scores[at] as number);
     }
-    if (kept === size && sum <= (keptScores[size - 1] as number)) continue;
-    // After every kept row that scores as much: those have lower rowids.
+  }
+  for (let at = 0; at < count; at += 1) top.offer(touched[at] as number, sums[touched[at] as number] as number);
+  return top.best();
+}
+
+/** The best `size` rows offered, by score and then the lower row, in typed arrays (a search offers thousands). */
+class TopRows {
+  private readonly rows: Int32Array;
+  private readonly scores: Float64Array;
+  private kept = 0;
+
+  constructor(readonly size: number) {
+    this.rows = new Int32Array(Math.max(0, size));
+    this.scores = new Float64Array(Math.max(0, size));
+  }
+
+  offer(row: number, score: number): void {
+    const { rows, scores, size } = this;
+    if (this.kept === size) {
+      const last = scores[size - 1] as number;
+      if (score < last || (score === last && row > (rows[size - 1] as number))) return;
+    }
+    // After every kept row that ranks before it.
     let low = 0;
-    let high = kept;
+    let high = this.kept;
     while (low < high) {
       const middle = (low + high) >> 1;
-      if ((keptScores[middle] as number) >= sum) low = middle + 1;
+      const kept = scores[middle] as number;
+      if (kept > score || (kept === score && (rows[middle] as number) < row)) low = middle + 1;
       else high = middle;
     }
     // The rows after `low` move down one place; when all places are taken, the last one falls off.
-    const end = kept < size ? kept : size - 1;
-    keptRows.copyWithin(low + 1, low, end);
-    keptScores.copyWithin(low + 1, low, end);
-    keptRows[low] = row;
-    keptScores[low] = sum;
-    if (kept < size) kept += 1;
+    const end = this.kept < size ? this.kept : size - 1;
+    rows.copyWithin(low + 1, low, end);
+    scores.copyWithin(low + 1, low, end);
+    rows[low] = row;
+    scores[low] = score;
+    if (this.kept < size) this.kept += 1;
   }
-  return Array.from({ length: kept }, (_, at): RankedKey => [keptRows[at] as number, keptScores[at] as number]);
+
+  best(): RankedKey[] {
+    return Array.from({ length: this.kept }, (_, at): RankedKey => [this.rows[at] as number, this.scores[at] as number]);
+  }
 }
 
 /**
@@ -439,5 +493,10 @@ export class SqliteTextIndex implements TextIndex {
       }
       return { frequencies, documentCount: this.statements.clipCount.get() as number };
     });
+  }
+
+  /** Merges each FTS5 index left in more than one segment into one (see sqlite-fts-merges.ts). */
+  async compactTextIndexes(): Promise<void> {
+    this.context.guard("cannot compact the text indexes", () => mergeSegments(this.context.db));
   }
 }
