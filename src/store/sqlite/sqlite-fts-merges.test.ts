@@ -28,7 +28,7 @@ test("an index written by many transactions is merged into one segment, and sear
     const before = segmentPages(merged, "notes");
     // FTS5 alone leaves the index in many segments.
     assert.ok(before.length >= 6, `unmerged: ${JSON.stringify(before)}`);
-    assert.deepEqual(mergeSegments(merged, ["notes"]), ["notes"]);
+    assert.deepEqual(mergeSegments(merged, 2, ["notes"]), ["notes"]);
     assert.equal(segmentPages(merged, "notes").length, 1);
     // The same rows and the same scores, for common and rare words and for several at once.
     for (const match of ["w0", "w13", "w499", "w7 OR w52 OR w300", "w1 w2"]) {
@@ -40,7 +40,7 @@ test("an index written by many transactions is merged into one segment, and sear
     // An index in one segment is left as it is: nothing is written.
     const changes = merged.prepare("SELECT total_changes()").pluck();
     const written = changes.get();
-    assert.deepEqual(mergeSegments(merged, ["notes"]), []);
+    assert.deepEqual(mergeSegments(merged, 2, ["notes"]), []);
     assert.equal(changes.get(), written);
   } finally {
     unmerged.close();

@@ -5,12 +5,18 @@
 // 20 videos' clips took 1.29 ms, 0.82 ms with the index in one; a whole hybrid search 6.8 ms of CPU, 5.9 ms, with the
 // same results. A merge that leaves the largest segment with three quarters of the index does not help: a search still
 // merges eleven segments' rows. FTS5's 'optimize' merges an index into one segment in about 7 µs a row (101,684 clips:
-// 0.7 s), so it runs once a batch ends, not as rows are written.
+// 0.7 s), so it runs once a batch ends, not as rows are written. Writes that come one at a time with no batch to end
+// (a question's clips written back) merge an index once it is in `scatteredFrom` segments: FTS5 leaves each such small
+// write a segment of its own until there are 16 (its automerge waits on pages written), so that is once in seven
+// write-backs, 0.1 s each on 100,000 clips against the seconds a write-back's extraction takes.
 
 import type Database from "better-sqlite3";
 
 /** The lexical indexes of the SQLite store (see sqlite-schema.ts). */
 export const lexicalTables = ["clip_fts", "video_fts", "entity_fts", "chapter_fts"] as const;
+
+/** Segments from which an index written to by a write of its own (not a batch) is merged into one. */
+export const scatteredFrom = 8;
 
 /** Each segment's leaf pages, largest first: per segment, the highest leaf page its `_idx` rows point into. */
 export function segmentPages(db: Database.Database, table: string): number[] {
@@ -18,11 +24,14 @@ export function segmentPages(db: Database.Database, table: string): number[] {
   return (db.prepare(`SELECT max(pgno) >> 1 AS pages FROM ${table}_idx GROUP BY segid ORDER BY pages DESC`).pluck().all() as number[]);
 }
 
-/** Merges each index in more than one segment into one; the indexes merged. A merge changes no search's results. */
-export function mergeSegments(db: Database.Database, tables: readonly string[] = lexicalTables): string[] {
+/**
+ * Merges each index in `from` segments or more (at least two) into one; the indexes merged. A merge changes no search's
+ * results.
+ */
+export function mergeSegments(db: Database.Database, from = 2, tables: readonly string[] = lexicalTables): string[] {
   const merged: string[] = [];
   for (const table of tables) {
-    if (segmentPages(db, table).length < 2) continue;
+    if (segmentPages(db, table).length < Math.max(2, from)) continue;
     db.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
     merged.push(table);
   }

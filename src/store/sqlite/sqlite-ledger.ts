@@ -9,6 +9,7 @@ import { sumExtractionStatus, type StageCountRow, type VideoClipCountRow } from 
 import { toClipSignals, toClipStageState, type ClipSignalsRow, type ClipStageRow } from "../shared-ledger-rows.js";
 import type { SqliteChapters } from "./sqlite-chapters.js";
 import type { SqliteContext } from "./sqlite-context.js";
+import { mergeSegments, scatteredFrom } from "./sqlite-fts-merges.js";
 import type { SqliteGraphWrites } from "./sqlite-graph-writes.js";
 import type { SqliteVectorIndex } from "./sqlite-vectors.js";
 
@@ -113,7 +114,7 @@ export class SqliteLedger implements ExtractionLedger {
 
   async writeBack(update: ClipWriteBack): Promise<void> {
     const { context } = this;
-    context.guard(`cannot write back to ${update.videoId}`, () =>
+    context.guard(`cannot write back to ${update.videoId}`, () => {
       context.db.transaction(() => {
         const row = context.readyRow(update.videoId);
         if (!row) throw new VideoRagError("VIDEO_NOT_FOUND", `no video ${update.videoId} to write back to`, { subject: update.videoId });
@@ -195,8 +196,10 @@ export class SqliteLedger implements ExtractionLedger {
         // Chapters come whole, made again from the video's new text; absent, the stored ones stay.
         if (update.chapters) this.chapters.writeChapters(videoKey, update.videoId, update.chapters);
         this.writeClipStages(videoKey, update.stages);
-      }).immediate(),
-    );
+      }).immediate();
+      // Write-backs come one at a time, each leaving a segment in the indexes it wrote to (see sqlite-fts-merges.ts).
+      mergeSegments(context.db, scatteredFrom);
+    });
   }
 
   async refreshStageKey(stage: string, key: string): Promise<number> {

@@ -20,17 +20,27 @@ const freshPath = (): string => join(dir, `library-${++fileCount}.sqlite`);
 
 runStoreConformance("sqlite", () => openSqliteStore(freshPath()));
 
-test("compacting leaves each lexical index, written by a transaction a video, in one segment", async () => {
+test("compacting leaves each lexical index, written by a transaction a video, in one segment; write-backs keep it in few", async () => {
   const path = freshPath();
   const store = openSqliteStore(path);
   try {
     for (let video = 0; video < 12; video++) await store.commitVideo(sampleVideo(`v${video}`, [`words of video ${video}`, "shared words"]));
     const raw = new Database(path, { readonly: true });
     try {
-      const { segmentPages, lexicalTables } = await import("./sqlite-fts-merges.js");
+      const { segmentPages, lexicalTables, scatteredFrom } = await import("./sqlite-fts-merges.js");
       assert.ok(segmentPages(raw, "clip_fts").length > 1, "FTS5 alone leaves a segment a transaction, merged four at a time");
       await store.compactTextIndexes();
       for (const table of lexicalTables) assert.ok(segmentPages(raw, table).length <= 1, table);
+      // Clips written back one at a time, as questions extract them: the clip index never reaches `scatteredFrom`
+      // segments, and the last words written are found.
+      let most = 0;
+      for (let turn = 0; turn < 60; turn++) {
+        const [clip] = await store.getClips([{ videoId: `v${turn % 12}`, clipIndex: 0 }]);
+        await store.writeBack({ videoId: `v${turn % 12}`, documents: [{ ...(clip as ClipDocument), transcript: `written back turn${turn}` }], replaces: [], segments: [], vectors: [], stages: [] });
+        most = Math.max(most, segmentPages(raw, "clip_fts").length);
+      }
+      assert.ok(most >= 4 && most < scatteredFrom, `at most ${most} segments`);
+      assert.deepEqual((await store.searchClips({ terms: [{ text: "turn59", weight: 1 }], limit: 5 })).map((match) => match.videoId), ["v11"]);
     } finally {
       raw.close();
     }
