@@ -2,6 +2,8 @@
 // by side: each dev question is searched once (`retrieve`, hybrid, limit 50, after 60 human questions to warm up: not
 // dev questions, so that what a search keeps for later questions is not handed the measured questions' words) in a child
 // process per checkout, the checkouts taking turns on copies of one library, so a shared machine's noise falls on both.
+// Each checkout first ingests the transcripts into its copy again (each is skipped: nothing changed), so that each copy
+// is as that checkout's code leaves a library it ingested (this one merges the lexical indexes an ingest wrote).
 // Reports wall and CPU p50/p95 per run, and a hash of the retrieved clips and scores: equal hashes mean the same results.
 //
 //   npm run bench search-cost -- [--library dir] [--compare <checkout of the code before>] [--runs 2]
@@ -27,6 +29,17 @@ interface RunResult {
   /** What a server's throughput goes by: the CPU of all searches over their number. */
   cpuMean: number;
   results: string;
+}
+
+/** In a child process: the transcripts ingested again into a library by one checkout (`codeRoot`): each is skipped. */
+async function reingest(codeRoot: string, library: string): Promise<void> {
+  const { openLibrary } = (await import(join(codeRoot, "src/library.ts"))) as typeof import("../src/library.js");
+  const opened = await openLibrary({ path: library });
+  try {
+    await opened.ingestTranscripts(join(shared ?? "", "datasets/howto-qa/transcripts"));
+  } finally {
+    await opened.close();
+  }
 }
 
 /** In a child process: the searches of one checkout (`codeRoot`) on one library. */
@@ -81,6 +94,8 @@ export async function benchSearchCost(args: string[], log: (line: string) => voi
     const copies = checkouts.map((checkout, index) => {
       const copy = join(scratch, `copy-${index}`);
       cpSync(library, copy, { recursive: true });
+      log(`${checkout.name}: the transcripts ingested again into its copy of the library`);
+      execFileSync(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--reingest", checkout.code, copy], { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
       return { ...checkout, library: copy };
     });
     const rows: RunResult[] = [];
@@ -98,6 +113,10 @@ export async function benchSearchCost(args: string[], log: (line: string) => voi
   }
 }
 
+if (process.argv[2] === "--reingest") {
+  const [codeRoot, library] = process.argv.slice(3);
+  await reingest(codeRoot ?? root, library ?? "");
+}
 if (process.argv[2] === "--measure") {
   const [codeRoot, library] = process.argv.slice(3);
   process.stdout.write(JSON.stringify(await measure(codeRoot ?? root, library ?? "")));
