@@ -10,6 +10,7 @@ import { after, test } from "node:test";
 import Database from "better-sqlite3";
 import { VideoRagError, type Chunk, type ClipDocument, type Segment } from "../../spec/index.js";
 import { chapterQueries, churnChapters, runStoreConformance, sampleVideo, withGraph } from "../conformance/index.js";
+import { lexicalTables, scatteredFrom, segmentPages } from "./sqlite-fts-merges.js";
 import { migrate, schemaVersion } from "./sqlite-schema.js";
 import { openSqliteStore, rebuildLexicalIndexes } from "./sqlite-store.js";
 
@@ -27,7 +28,6 @@ test("compacting leaves each lexical index, written by a transaction a video, in
     for (let video = 0; video < 12; video++) await store.commitVideo(sampleVideo(`v${video}`, [`words of video ${video}`, "shared words"]));
     const raw = new Database(path, { readonly: true });
     try {
-      const { segmentPages, lexicalTables, scatteredFrom } = await import("./sqlite-fts-merges.js");
       assert.ok(segmentPages(raw, "clip_fts").length > 1, "FTS5 alone leaves a segment a transaction, merged four at a time");
       await store.compactTextIndexes();
       for (const table of lexicalTables) assert.ok(segmentPages(raw, table).length <= 1, table);
