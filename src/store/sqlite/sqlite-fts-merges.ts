@@ -20,10 +20,9 @@ export const lexicalTables = ["clip_fts", "video_fts", "entity_fts", "chapter_ft
 /** Segments from which an index written to by a write of its own (not a batch) is merged into one. */
 export const scatteredFrom = 4;
 
-/** Each segment's leaf pages, largest first: per segment, the highest leaf page its `_idx` rows point into. */
-export function segmentPages(db: Database.Database, table: string): number[] {
-  // `_idx` (segid, term, pgno): pgno is a leaf page's number within its segment, shifted left one bit for a flag.
-  return (db.prepare(`SELECT max(pgno) >> 1 AS pages FROM ${table}_idx GROUP BY segid ORDER BY pages DESC`).pluck().all() as number[]);
+/** The segments an index is in: every segment has a row in its `_idx` table (segid, term, leaf page) for its first leaf. */
+export function segmentCount(db: Database.Database, table: string): number {
+  return db.prepare(`SELECT count(DISTINCT segid) FROM ${table}_idx`).pluck().get() as number;
 }
 
 /**
@@ -33,7 +32,7 @@ export function segmentPages(db: Database.Database, table: string): number[] {
 export function mergeSegments(db: Database.Database, from = 2, tables: readonly string[] = lexicalTables): string[] {
   const merged: string[] = [];
   for (const table of tables) {
-    if (segmentPages(db, table).length < Math.max(2, from)) continue;
+    if (segmentCount(db, table) < Math.max(2, from)) continue;
     db.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
     merged.push(table);
   }

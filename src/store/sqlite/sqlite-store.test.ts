@@ -10,7 +10,7 @@ import { after, test } from "node:test";
 import Database from "better-sqlite3";
 import { VideoRagError, type Chunk, type ClipDocument, type Segment } from "../../spec/index.js";
 import { chapterQueries, churnChapters, runStoreConformance, sampleVideo, withGraph } from "../conformance/index.js";
-import { lexicalTables, scatteredFrom, segmentPages } from "./sqlite-fts-merges.js";
+import { lexicalTables, scatteredFrom, segmentCount } from "./sqlite-fts-merges.js";
 import { migrate, schemaVersion } from "./sqlite-schema.js";
 import { openSqliteStore, rebuildLexicalIndexes } from "./sqlite-store.js";
 
@@ -28,16 +28,16 @@ test("compacting leaves each lexical index, written by a transaction a video, in
     for (let video = 0; video < 12; video++) await store.commitVideo(sampleVideo(`v${video}`, [`words of video ${video}`, "shared words"]));
     const raw = new Database(path, { readonly: true });
     try {
-      assert.ok(segmentPages(raw, "clip_fts").length > 1, "FTS5 alone leaves a segment a transaction, merged four at a time");
+      assert.ok(segmentCount(raw, "clip_fts") > 1, "FTS5 alone leaves a segment a transaction, merged four at a time");
       await store.compactTextIndexes();
-      for (const table of lexicalTables) assert.ok(segmentPages(raw, table).length <= 1, table);
+      for (const table of lexicalTables) assert.ok(segmentCount(raw, table) <= 1, table);
       // Clips written back one at a time, as questions extract them: the clip index never reaches `scatteredFrom`
       // segments, and the last words written are found.
       let most = 0;
       for (let turn = 0; turn < 60; turn++) {
         const [clip] = await store.getClips([{ videoId: `v${turn % 12}`, clipIndex: 0 }]);
         await store.writeBack({ videoId: `v${turn % 12}`, documents: [{ ...(clip as ClipDocument), transcript: `written back turn${turn}` }], replaces: [], segments: [], vectors: [], stages: [] });
-        most = Math.max(most, segmentPages(raw, "clip_fts").length);
+        most = Math.max(most, segmentCount(raw, "clip_fts"));
       }
       assert.equal(most, scatteredFrom - 1, "merged as it reaches scatteredFrom");
       assert.deepEqual((await store.searchClips({ terms: [{ text: "turn59", weight: 1 }], limit: 5 })).map((match) => match.videoId), ["v11"]);
