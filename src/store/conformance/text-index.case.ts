@@ -43,6 +43,28 @@ export function runTextIndexConformance(name: string, open: OpenStore): void {
       assert.deepEqual((await store.searchClips(query("bicycle"))).map((match) => `${match.videoId}#${match.clipIndex}`), ["v9#1", "v9#0"]);
     });
 
+    withStore("a search within some videos scores their clips and videos as the whole library's search does", async (store) => {
+      const topics = ["brake pads", "tomato seedlings", "bread dough", "bicycle chain"];
+      for (let video = 0; video < 8; video++) {
+        const topic = topics[video % topics.length] as string;
+        await store.commitVideo(sampleVideo(`v${video}`, [`cleaning the ${topic} first`, `video ${video} shows ${topic} and more ${topic} ${"then ".repeat(video)}`, "we wrap up"]));
+      }
+      const within = ["v0", "v3", "v4", "v6", "missing"];
+      const scores = (found: { videoId: string; score: number; clipIndex?: number }[]): string[] =>
+        found.map((match) => `${match.videoId}#${match.clipIndex ?? ""} ${match.score.toFixed(9)}`);
+      for (const words of ["brake cleaning", "bread video more", "wrap", "chain tomato first shows"]) {
+        const whole = await store.searchClips(query(words, { limit: 50 }));
+        const scoped = await store.searchClips(query(words, { limit: 50, videoIds: within }));
+        assert.ok(scoped.length > 0, words);
+        assert.deepEqual(scores(scoped), scores(whole.filter((match) => within.includes(match.videoId))), words);
+        const wholeVideos = await store.searchVideos(query(words, { limit: 50 }));
+        const scopedVideos = await store.searchVideos(query(words, { limit: 50, videoIds: within }));
+        assert.deepEqual(scores(scopedVideos), scores(wholeVideos.filter((match) => within.includes(match.videoId))), words);
+      }
+      // The limit counts the clips of those videos alone.
+      assert.deepEqual(scores(await store.searchClips(query("cleaning", { limit: 2, videoIds: within }))).length, 2);
+    });
+
     withStore("a two-character Chinese or Japanese word inside a line is found; a removed line is forgotten", async (store) => {
       await store.commitVideo(sampleVideo("zh", ["我们明天去东京旅行", "今天的天气很好"]));
       await store.commitVideo(sampleVideo("ja", ["東京の天気はどうですか", "明日は雨が降るでしょう"]));

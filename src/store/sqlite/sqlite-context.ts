@@ -1,6 +1,8 @@
 // What every part of the SQLite store shares: the connection, the statements and caches more than one part uses, the
 // lexical indexes every write keeps in step, and the helpers that run a read or a write (`guard`, `snapshot`).
 
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { VideoRagError, type Segment } from "../../spec/index.js";
 import { BlockCache } from "../block-cache.js";
@@ -50,6 +52,15 @@ function prepareSharedStatements(db: Database.Database) {
   };
 }
 
+/** The name a library file is known by to every reader of it in this process: its real path. */
+function sharedName(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
 /** The state the SQLite store's parts share; one per open library. */
 export class SqliteContext {
   private readonly statements;
@@ -70,7 +81,7 @@ export class SqliteContext {
     this.statements = prepareSharedStatements(db);
     this.packedStatements = preparePackedStatements(db);
     this.lexical = new LexicalIndexes(db);
-    this.termLists = new FtsTermLists(db, () => this.readSnapshot);
+    this.termLists = new FtsTermLists(db, () => this.readSnapshot, db.memory ? undefined : sharedName(path));
   }
 
   /**

@@ -74,6 +74,10 @@ const toSource = (row: SourceRow, reader: PackedReader): GraphSource => ({
  * ready are CROSS JOINs, which SQLite never reorders: left to itself, the planner would start from every ready video
  * (the status index) and probe the sources of each, which grows with the library instead of with the answer.
  */
+/** The entities of some ready videos (their ids a JSON array), each once or more. */
+const entitiesOfVideos = `SELECT s.entity_key FROM json_each(?) j CROSS JOIN videos v ON v.id = j.value
+  CROSS JOIN entity_sources s ON s.video_key = v.key WHERE v.status = 'ready'`;
+
 function prepareGraphStatements(db: Database.Database) {
   const entityColumns = `e.key, e.name_key, e.name, e.type, e.description, e.stale, e.change_sequence`;
   const readySources = (table: "entity_sources" | "relation_sources", owner: "entity_key" | "relation_key") =>
@@ -128,6 +132,7 @@ function prepareGraphStatements(db: Database.Database) {
             AND (@videoIds IS NULL OR v.id IN (SELECT value FROM json_each(@videoIds)))
         )
       ) WHERE position <= @limit ORDER BY entity_key, position`),
+    entitiesOfVideos: db.prepare(entitiesOfVideos).pluck(),
     relationsAmong: db.prepare(`SELECT key, source_key, target_key FROM relations
       WHERE source_key IN (SELECT value FROM json_each(@keys)) AND target_key IN (SELECT value FROM json_each(@keys))`),
     relationsOf: db.prepare(`SELECT r.key, r.source_key, r.target_key
@@ -217,14 +222,12 @@ export class SqliteGraph implements GraphStore {
       const limit = Math.floor(query.limit);
       const weights = termWeights(query.terms);
       if (limit === 0 || weights.size === 0) return [];
-      const filter = query.videoIds && {
-        sql: ` AND rowid IN (SELECT s.entity_key FROM json_each(?) j CROSS JOIN videos v ON v.id = j.value
-            CROSS JOIN entity_sources s ON s.video_key = v.key WHERE v.status = 'ready')`,
-        parameters: [JSON.stringify(query.videoIds)],
-      };
+      const videoIds = query.videoIds && JSON.stringify(query.videoIds);
+      const filter = videoIds !== undefined && { sql: ` AND rowid IN (${entitiesOfVideos})`, parameters: [videoIds] };
       const bm25 = `bm25(entity_fts, ${entityFieldWeights.name}, ${entityFieldWeights.description})`;
       const ranking = { table: "entity_fts", bm25, weights, phrases: [], restriction: "", commonShare: commonEntityShare, limit };
-      const matches = rankByBm25(this.context, filter ? { ...ranking, filter } : ranking);
+      const within = (): number[] => this.statements.entitiesOfVideos.all(videoIds) as number[];
+      const matches = rankByBm25(this.context, filter ? { ...ranking, filter, within } : ranking);
       if (matches.length === 0) return [];
       const rows = this.statements.entitiesByKeys.all(JSON.stringify(matches.map(([key]) => key))) as EntityRow[];
       return toEntityMatches(matches, rows);

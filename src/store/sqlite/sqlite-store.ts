@@ -87,6 +87,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     chapters,
     speakers,
     close: async () => {
+      context.termLists.close();
       if (db.open) db.close();
     },
   });

@@ -13,6 +13,7 @@
 // ledger leaves both alone. The averages record, read here anyway, is what searches read their index's row count and
 // column totals from.
 
+import { BroadcastChannel } from "node:worker_threads";
 import type Database from "better-sqlite3";
 import { commonTermMinimum, commonTerms, isOneWord } from "../store-checks.js";
 import { ftsAverages, quote } from "./sqlite-text-index.js";
@@ -50,28 +51,55 @@ interface IndexLists {
   checkedIn?: number;
 }
 
+/** A count or a list one reader of a library file read, told to the others in the process, with the records it holds under. */
+type Shared = { table: string; version: Uint8Array; key: string } & ({ list: TermList } | { count: { count: number; atMost: number } });
+
 export class FtsTermLists {
   private readonly indexes = new Map<string, IndexLists>();
   private readonly statements = new Map<string, { version: Database.Statement; count: Database.Statement }>();
   private readonly listStatements = new Map<string, Database.Statement>();
+  /** Where what this reader reads is told to the other readers of the file in this process, once it searches. */
+  private channel: BroadcastChannel | undefined;
 
-  /** `readSnapshot`: the read transaction in progress (SqliteContext.readSnapshot), in which records read once hold. */
+  /**
+   * `readSnapshot`: the read transaction in progress (SqliteContext.readSnapshot), in which records read once hold.
+   * `sharedAs`: a name for the library file (its real path), for readers of the same file in this process to keep what
+   * each of them reads: a server's question threads each have the file open, and each read the lists of every new
+   * word again, a sixth of what a search cost them. Undefined for a file of its own (in memory).
+   */
   constructor(
     private readonly db: Database.Database,
     private readonly readSnapshot: () => number | undefined = () => undefined,
+    private readonly sharedAs?: string,
   ) {}
 
+  /** Stops hearing from the other readers (when the library closes). */
+  close(): void {
+    this.channel?.close();
+    this.channel = undefined;
+  }
+
   /**
-   * `weights` without the one-word terms too common to rank a search of `table` by (see `commonTerms`), counted in
-   * `columns` (every column when absent); `phrases`: whether the search has phrases too. `weights` itself when none is.
+   * `weights` without the one-word terms no row holds in `columns` (every column when absent), as `present`, and also
+   * without the terms too common to rank a search of `table` by (see `commonTerms`), as `informative`; `phrases`:
+   * whether the search has phrases too. A term no row holds adds nothing to bm25() and costs FTS5 a look for it (a
+   * search of a library's few video descriptions for a question's words finds none of them). Each is `weights` itself
+   * when it leaves nothing out.
    */
-  informative(table: string, columns: readonly string[] | undefined, weights: Map<string, number>, phrases: boolean, share: number): Map<string, number> {
+  informative(
+    table: string,
+    columns: readonly string[] | undefined,
+    weights: Map<string, number>,
+    phrases: boolean,
+    share: number,
+  ): { present: Map<string, number>; informative: Map<string, number> } {
     const words = [...weights.keys()].filter(isOneWord);
-    if (words.length === 0 || (words.length === weights.size && words.length === 1 && !phrases)) return weights;
+    const all = { present: weights, informative: weights };
+    if (words.length === 0 || (words.length === weights.size && words.length === 1 && !phrases)) return all;
     const index = this.current(table);
     const { rows } = index.averages;
     const least = Math.max(commonTermMinimum, share * rows);
-    if (rows < least) return weights;
+    if (rows < least) return all;
     const filter = columns ? `{${columns.join(" ")}} : ` : "";
     // A video's text is its clips', so no more videos than clips hold a word, and some do when some clip does: a word
     // too few clips hold to be common needs no count of videos.
@@ -82,8 +110,13 @@ export class FtsTermLists {
         return [word, inClips < least ? inClips : this.count(table, index, filter, word, least)];
       }),
     );
+    const without = (left: (text: string) => boolean): Map<string, number> => {
+      const kept = new Map([...weights].filter(([text]) => !left(text)));
+      return kept.size === weights.size ? weights : kept;
+    };
+    const present = without((text) => counts.get(text) === 0);
     const common = commonTerms(counts, rows, phrases || words.length < weights.size, share);
-    return common.size === 0 ? weights : new Map([...weights].filter(([text]) => !common.has(text)));
+    return { present, informative: common.size === 0 ? present : without((text) => counts.get(text) === 0 || common.has(text)) };
   }
 
   /** The index's row count and each column's token total, as bm25() reads them (see `ftsAverages`). */
@@ -105,16 +138,36 @@ export class FtsTermLists {
       let list = index.lists.get(key);
       if (!list) {
         list = this.readList(table, bm25, filter + expression);
-        const bytes = list.rows.length * 12;
-        if (index.listBytes + bytes > maxListBytes) {
-          index.lists.clear();
-          index.listBytes = 0;
-        }
-        index.lists.set(key, list);
-        index.listBytes += bytes;
+        keepList(index, key, list);
+        this.tell({ table, version: index.version, key, list });
       }
       return list;
     });
+  }
+
+  /** Tells the other readers of the file what this one read. */
+  private tell(shared: Shared): void {
+    this.channel?.postMessage(shared);
+  }
+
+  /** Keeps what another reader read, when it read it in the state of the index this reader keeps lists for. */
+  private adopt(shared: Shared): void {
+    const index = this.indexes.get(shared.table);
+    if (!index || !index.version.equals(shared.version)) return;
+    if ("list" in shared) {
+      if (!index.lists.has(shared.key)) keepList(index, shared.key, shared.list);
+    } else {
+      const kept = index.counts.get(shared.key);
+      if (!kept || kept.atMost < shared.count.atMost) index.counts.set(shared.key, shared.count);
+    }
+  }
+
+  /** Starts hearing from the other readers of the file, at this reader's first search. */
+  private listen(): void {
+    if (this.channel || this.sharedAs === undefined) return;
+    this.channel = new BroadcastChannel(`videorag-term-lists:${this.sharedAs}`);
+    this.channel.unref();
+    this.channel.onmessage = (message) => this.adopt((message as { data: Shared }).data);
   }
 
   /**
@@ -143,6 +196,7 @@ export class FtsTermLists {
 
   /** The index's kept counts and lists, started again when its records say it was written since (counts also when they grew too many). */
   private current(table: string): IndexLists {
+    this.listen();
     const snapshot = this.readSnapshot();
     const kept = this.indexes.get(table);
     // Within one read transaction the index is as it was at its first look (a search looks three or four times).
@@ -171,6 +225,7 @@ export class FtsTermLists {
     const cap = Math.ceil(atMost);
     const count = this.statementsOf(table).count.get(filter + quote(word), cap) as number;
     index.counts.set(key, { count, atMost: cap });
+    this.tell({ table, version: index.version, key, count: { count, atMost: cap } });
     return count;
   }
 
@@ -185,4 +240,15 @@ export class FtsTermLists {
     }
     return statements;
   }
+}
+
+/** Keeps a list in its index's lists, which start again when they would hold more than `maxListBytes`. */
+function keepList(index: IndexLists, key: string, list: TermList): void {
+  const bytes = list.rows.length * 12;
+  if (index.listBytes + bytes > maxListBytes) {
+    index.lists.clear();
+    index.listBytes = 0;
+  }
+  index.lists.set(key, list);
+  index.listBytes += bytes;
 }

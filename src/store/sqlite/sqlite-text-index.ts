@@ -254,6 +254,11 @@ export interface Bm25Ranking {
   commonShare?: number;
   /** SQL the rows must also satisfy, after the match (" AND rowid IN (…)"), with its parameters. */
   filter?: { sql: string; parameters: unknown[] };
+  /**
+   * The rows `restriction` and `filter` leave, listed: a search within them sums its terms' kept lists over these rows
+   * alone. Without it, a restricted search asks FTS5.
+   */
+  within?: () => readonly number[];
   limit: number;
 }
 
@@ -266,25 +271,28 @@ export interface Bm25Ranking {
  */
 export function rankByBm25(context: SqliteContext, ranking: Bm25Ranking): RankedKey[] {
   const { table, columns, weights, phrases, commonShare = flooredShare } = ranking;
-  const informative = context.termLists.informative(table, columns, weights, phrases.length > 0, commonShare);
-  if (informative !== weights) {
+  const { present, informative } = context.termLists.informative(table, columns, weights, phrases.length > 0, commonShare);
+  if (present.size === 0 && phrases.length === 0) return [];
+  if (informative !== present) {
     const ranked = rankWeighted(context, { ...ranking, weights: informative });
     // Fewer rows than asked for: the search runs again with every term.
     if (ranked.length >= ranking.limit) return ranked;
   }
-  return rankWeighted(context, ranking);
+  return rankWeighted(context, present === weights ? ranking : { ...ranking, weights: present });
 }
 
 function rankWeighted(context: SqliteContext, ranking: Bm25Ranking): RankedKey[] {
   const { table, bm25, weights, phrases, restriction, limit } = ranking;
   const columns = ranking.columns ? `{${ranking.columns.join(" ")}} : ` : "";
-  // A search of the whole index sums its terms' kept lists (see sqlite-term-lists.ts); a search within some videos or
-  // rows asks FTS5, which reads only the part of each list it needs, and so does a search of an index too large for
-  // its lists to be read into JavaScript at little cost the first time.
-  if (restriction === "" && !ranking.filter) {
+  // A search sums its terms' kept lists (see sqlite-term-lists.ts), over the rows it is restricted to where it is:
+  // bm25() scores a row alike within some rows or the whole index (its idf and average length are the index's, and the
+  // restriction's phrases weigh nothing), and FTS5 itself reads each phrase's whole list for its idf. A search of an
+  // index too large for its lists to be read into JavaScript at little cost the first time asks FTS5.
+  const restricted = restriction !== "" || ranking.filter !== undefined;
+  if (!restricted || ranking.within) {
     const expressions = [...[...weights.keys()].map(quote), ...phrases.map(quote)];
     const lists = context.snapshot(() => context.termLists.termLists(table, bm25, columns, expressions));
-    if (lists) return topSums(lists, [...weights.values(), ...phrases.map(() => 1)], limit);
+    if (lists) return topSums(lists, [...weights.values(), ...phrases.map(() => 1)], limit, restricted ? ranking.within?.() : undefined);
   }
   const { sql: filter, parameters } = ranking.filter ?? { sql: "", parameters: [] };
   if (repeatable(weights)) {
@@ -309,18 +317,22 @@ function rankWeighted(context: SqliteContext, ranking: Bm25Ranking): RankedKey[]
 /** Rows up to this are summed in arrays indexed by row (`sums`, `stamps`: 12 bytes a row); a list of higher rows in a Map. */
 const maxIndexedRow = 1 << 20;
 
-/** Each row's sum so far in the search whose stamp it holds: kept between searches, grown as rows need. */
+/**
+ * Each row's sum so far in the search whose stamp it holds, and whether the search may return the row (`allowed`,
+ * holding the stamp when it may): kept between searches, grown as rows need.
+ */
 let sums = new Float64Array(0);
 let stamps = new Int32Array(0);
+let allowed = new Int32Array(0);
 let stamp = 0;
 
 /**
  * The `limit` rows with the highest sums of their lists' scores, each list's score times its factor, best first (ties:
  * the lower rowid first, as FTS5 gives them). Each list is added in turn to its rows' sums, so a row's sum is the same
  * additions in the same order whatever rows the other lists hold: a search adds thousands of rows, once each, where a
- * merge of the lists compared every list at every row.
+ * merge of the lists compared every list at every row. `within`: the only rows that may be returned, when given.
  */
-export function topSums(lists: readonly TermList[], factors: readonly number[], limit: number): RankedKey[] {
+export function topSums(lists: readonly TermList[], factors: readonly number[], limit: number, within?: readonly number[]): RankedKey[] {
   let listed = 0;
   let lowest = 0;
   let highest = 0;
@@ -335,7 +347,12 @@ export function topSums(lists: readonly TermList[], factors: readonly number[], 
   if (top.size <= 0) return [];
   if (lowest < 0 || highest >= maxIndexedRow) {
     const byRow = new Map<number, number>();
-    lists.forEach((list, index) => list.rows.forEach((row, at) => byRow.set(row, (byRow.get(row) ?? 0) + (factors[index] as number) * (list.scores[at] as number))));
+    const kept = within && new Set(within);
+    lists.forEach((list, index) =>
+      list.rows.forEach((row, at) => {
+        if (!kept || kept.has(row)) byRow.set(row, (byRow.get(row) ?? 0) + (factors[index] as number) * (list.scores[at] as number));
+      }),
+    );
     for (const [row, sum] of byRow) top.offer(row, sum);
     return top.best();
   }
@@ -343,13 +360,16 @@ export function topSums(lists: readonly TermList[], factors: readonly number[], 
     const length = Math.min(maxIndexedRow, Math.max(highest + 1, 2 * sums.length));
     sums = new Float64Array(length);
     stamps = new Int32Array(length);
+    allowed = new Int32Array(length);
     stamp = 0;
   }
   if (stamp === 0x7fffffff) {
     stamps.fill(0);
+    allowed.fill(0);
     stamp = 0;
   }
   stamp += 1;
+  if (within) for (const row of within) if (row >= 0 && row < allowed.length) allowed[row] = stamp;
   const touched = new Int32Array(listed);
   let count = 0;
   for (let index = 0; index < lists.length; index += 1) {
@@ -357,6 +377,7 @@ export function topSums(lists: readonly TermList[], factors: readonly number[], 
     const factor = factors[index] as number;
     for (let at = 0; at < rows.length; at += 1) {
       const row = rows[at] as number;
+      if (within && allowed[row] !== stamp) continue;
       if (stamps[row] !== stamp) {
         stamps[row] = stamp;
         sums[row] = 0;
@@ -417,8 +438,11 @@ class TopRows {
 export function videoRestriction(context: SqliteContext, videoIds: string[] | undefined): string | undefined {
   if (!videoIds) return "";
   const keys = context.readyVideoKeys(videoIds);
-  return keys.length === 0 ? undefined : ` AND video : (${keys.map(videoToken).join(" OR ")})`;
+  return keys.length === 0 ? undefined : restrictionTo(keys);
 }
+
+/** The FTS5 expression keeping only rows of the videos with these keys (at least one). */
+const restrictionTo = (keys: readonly number[]): string => ` AND video : (${keys.map(videoToken).join(" OR ")})`;
 
 function prepareTextStatements(db: Database.Database) {
   return {
@@ -426,6 +450,7 @@ function prepareTextStatements(db: Database.Database) {
         FROM clips c JOIN videos v ON v.key = c.video_key WHERE c.key IN (SELECT value FROM json_each(?))`),
     clipCount: db.prepare(`SELECT count(*) FROM clips`).pluck(),
     clipTermCount: db.prepare(`SELECT count(*) FROM clip_fts WHERE clip_fts MATCH ?`).pluck(),
+    clipKeysOf: db.prepare(`SELECT key FROM clips WHERE video_key IN (SELECT value FROM json_each(?))`).pluck(),
   };
 }
 
@@ -461,8 +486,8 @@ export class SqliteTextIndex implements TextIndex {
     const weights = termWeights(query.terms, query.language);
     const phrases = (query.phrases ?? []).filter(hasToken);
     if (limit === 0 || (weights.size === 0 && phrases.length === 0)) return [];
-    const restriction = videoRestriction(this.context, query.videoIds);
-    if (restriction === undefined) return [];
+    const keys = query.videoIds && this.context.readyVideoKeys(query.videoIds);
+    if (keys?.length === 0) return [];
     // A channel weighted zero is left out of the match too, so it cannot bring in hits that score nothing.
     const searched = (["transcript", "screen", "visual"] as const).filter((column) => field[column] > 0);
     if (searched.length === 0) return [];
@@ -476,7 +501,9 @@ export class SqliteTextIndex implements TextIndex {
       columns: searched,
       weights,
       phrases,
-      restriction,
+      restriction: keys ? restrictionTo(keys) : "",
+      // A video's rows: its clips in the clip index, itself in the video index.
+      within: keys && (() => (table === "video_fts" ? keys : (this.statements.clipKeysOf.all(JSON.stringify(keys)) as number[]))),
       limit,
     });
   }
