@@ -69,15 +69,15 @@ const toSource = (row: SourceRow, reader: PackedReader): GraphSource => ({
   description: reader.description(row),
 });
 
+/** The entities of some ready videos (their ids a JSON array), each once or more. */
+const entitiesOfVideos = `SELECT s.entity_key FROM json_each(?) j CROSS JOIN videos v ON v.id = j.value
+  CROSS JOIN entity_sources s ON s.video_key = v.key WHERE v.status = 'ready'`;
+
 /**
  * The knowledge graph's reads; lists of keys travel as one JSON array, read with json_each. Joins that check a video is
  * ready are CROSS JOINs, which SQLite never reorders: left to itself, the planner would start from every ready video
  * (the status index) and probe the sources of each, which grows with the library instead of with the answer.
  */
-/** The entities of some ready videos (their ids a JSON array), each once or more. */
-const entitiesOfVideos = `SELECT s.entity_key FROM json_each(?) j CROSS JOIN videos v ON v.id = j.value
-  CROSS JOIN entity_sources s ON s.video_key = v.key WHERE v.status = 'ready'`;
-
 function prepareGraphStatements(db: Database.Database) {
   const entityColumns = `e.key, e.name_key, e.name, e.type, e.description, e.stale, e.change_sequence`;
   const readySources = (table: "entity_sources" | "relation_sources", owner: "entity_key" | "relation_key") =>
