@@ -62,7 +62,7 @@ export function runTextIndexConformance(name: string, open: OpenStore): void {
         assert.deepEqual(scores(scopedVideos), scores(wholeVideos.filter((match) => within.includes(match.videoId))), words);
       }
       // The limit counts the clips of those videos alone.
-      assert.deepEqual(scores(await store.searchClips(query("cleaning", { limit: 2, videoIds: within }))).length, 2);
+      assert.equal((await store.searchClips(query("cleaning", { limit: 2, videoIds: within }))).length, 2);
     });
 
     withStore("a two-character Chinese or Japanese word inside a line is found; a removed line is forgotten", async (store) => {

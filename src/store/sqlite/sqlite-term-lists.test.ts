@@ -69,7 +69,7 @@ test("readers of one library file keep what another read, while the index is as 
   // As a library is: a write does not wait for a reader's transaction.
   setup.pragma("journal_mode = WAL");
   setup.close();
-  const open = (): { db: Database.Database; lists: FtsTermLists; reads: () => number } => {
+  const open = (shared = true): { db: Database.Database; lists: FtsTermLists; reads: () => number } => {
     const db = new Database(path);
     let reads = 0;
     const prepare = db.prepare.bind(db);
@@ -82,11 +82,12 @@ test("readers of one library file keep what another read, while the index is as 
       statement.get = ((...parameters: unknown[]) => ((reads += 1), get(...parameters))) as typeof statement.get;
       return statement;
     }) as typeof db.prepare;
-    return { db, lists: new FtsTermLists(db, undefined, path), reads: () => reads };
+    return { db, lists: new FtsTermLists(db, undefined, shared ? path : undefined), reads: () => reads };
   };
   const first = open();
   const second = open();
-  const alone = new FtsTermLists(open().db);
+  // A reader that shares nothing (a library in memory is a file of its own).
+  const alone = open(false);
   const bm25 = "bm25(notes)";
   const words = new Map([
     ["often", 1],
@@ -96,7 +97,7 @@ test("readers of one library file keep what another read, while the index is as 
     // Both look at the index first (as every search does), then one reads and counts.
     first.lists.averages("notes");
     second.lists.averages("notes");
-    alone.averages("notes");
+    alone.lists.averages("notes");
     const [read] = first.lists.termLists("notes", bm25, "", ['"seldom"']) ?? [];
     first.lists.informative("notes", undefined, words, false, 0.5);
     assert.equal(first.reads(), 4, "two statements read a list, and each word is counted");
@@ -105,6 +106,8 @@ test("readers of one library file keep what another read, while the index is as 
     assert.deepEqual(kept, read);
     assert.deepEqual([...second.lists.informative("notes", undefined, words, false, 0.5).informative.keys()], ["seldom"]);
     assert.equal(second.reads(), 0, "the other reader read and counted nothing");
+    assert.deepEqual(alone.lists.termLists("notes", bm25, "", ['"seldom"']), [read]);
+    assert.equal(alone.reads(), 2, "a reader that shares nothing read the list itself");
 
     // A write: a list read before it is not kept by a reader that has seen the index since.
     first.db.exec("BEGIN");
@@ -119,7 +122,7 @@ test("readers of one library file keep what another read, while the index is as 
     assert.equal(now?.rows.length, old?.rows.length);
     assert.notDeepEqual(now?.scores, old?.scores, "bm25 moved with the new row");
   } finally {
-    for (const reader of [first, second]) {
+    for (const reader of [first, second, alone]) {
       reader.lists.close();
       reader.db.close();
     }
