@@ -3,7 +3,7 @@
 
 import type { Store } from "../spec/index.js";
 import type { ClipRetrieverOptions, ScoredClip } from "./clip-retrievers.js";
-import { analyzeText, keyMatcher, termKeyFor, tokenize } from "./query-analyzer.js";
+import { analyzeText, eachMatch, keyMatcher, termKeyFor, tokenize } from "./query-analyzer.js";
 
 /** Entities matched per question: enough for the names a question uses, few enough to stay specific. */
 const matchedEntities = 30;
@@ -121,10 +121,7 @@ async function addChunkClips(
       .flatMap((document) => {
         // Each distinct word keyed once: a clip says "the" forty times.
         const words = new Set<string>();
-        for (const word of new Set(tokenize(`${document.transcript} ${document.screen} ${document.visual}`))) {
-          const key = match(word);
-          if (key !== undefined) words.add(key);
-        }
+        eachMatch(`${document.transcript} ${document.screen} ${document.visual}`, match, (_word, key) => words.add(key));
         if (![...keywordKeys].some((key) => words.has(key))) return [];
         const named = nameKeys.filter((key) => key.length > 0 && key.every((word) => words.has(word))).length;
         return [{ document, score: chunk.score + named / (10 * Math.max(1, names.length)) }];

@@ -3,7 +3,7 @@
 // `search --explain` and the API can say why a moment was returned.
 
 import type { ClipDocument, HitProvenance } from "../spec/index.js";
-import { keyMatcher, termKeyFor, tokenize } from "./query-analyzer.js";
+import { eachMatch, keyMatcher, termKeyFor } from "./query-analyzer.js";
 
 /** Matching words shown per retriever. */
 const wordsShown = 6;
@@ -22,7 +22,7 @@ export function momentWords(clips: readonly ClipDocument[], termKeys: ReadonlySe
   const match = keyMatcher(termKeys, termKeyFor(language));
   const matching = (texts: string[]): string[] => {
     const found = new Set<string>();
-    for (const text of texts) for (const word of tokenize(text)) if (match(word) !== undefined) found.add(word);
+    for (const text of texts) eachMatch(text, match, (word) => found.add(word));
     return [...found];
   };
   return {

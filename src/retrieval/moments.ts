@@ -2,7 +2,7 @@
 // sentences and cited by its start and end second.
 
 import type { ClipMatch, Hit, Segment, SegmentSource, Store, Video } from "../spec/index.js";
-import { keyMatcher, termKeyFor, tokenize, type AnalyzedQuery } from "./query-analyzer.js";
+import { eachMatch, keyMatcher, termKeyFor, tokenize, type AnalyzedQuery } from "./query-analyzer.js";
 
 /** A merged span of matching clips, before it is described for display. */
 export interface Moment {
@@ -85,13 +85,11 @@ async function describe(
   const scored = segments.map((segment, position) => {
     found.clear();
     let score = 0;
-    for (const word of tokenize(segment.text)) {
-      const key = match(word);
-      if (key !== undefined && !found.has(key)) {
-        found.add(key);
-        score += termWeights.get(key) ?? 0;
-      }
-    }
+    eachMatch(segment.text, match, (_word, key) => {
+      if (found.has(key)) return;
+      found.add(key);
+      score += termWeights.get(key) ?? 0;
+    });
     return { segment, position, score };
   });
   // Sentences that carry at least half the best sentence's query weight: a stray shared word does not widen the moment.

@@ -2,9 +2,9 @@
 // question framing. Stemming is left to the store's tokenizer (FTS5 porter), so the terms stay words a person would
 // recognise. The word analysis itself is text/'s.
 
-import { analyzeText, englishStopwords, identifyLanguage, keyMatcher, termKey, termKeyFor, tokenize } from "../text/index.js";
+import { analyzeText, eachMatch, englishStopwords, identifyLanguage, keyMatcher, termKey, termKeyFor, tokenize } from "../text/index.js";
 
-export { analyzeText, keyMatcher, termKey, termKeyFor, tokenize };
+export { analyzeText, eachMatch, keyMatcher, termKey, termKeyFor, tokenize };
 
 /** A question analysed for lexical search. */
 export interface AnalyzedQuery {

@@ -1,5 +1,5 @@
 // Plain-language text helpers shared by the graph, summary and retrieval layers.
-export { analyzeText, keyMatcher, termKey, termKeyFor, tokenize } from "./analyze-text.js";
+export { analyzeText, eachMatch, keyMatcher, termKey, termKeyFor, tokenize, type KeyMatcher } from "./analyze-text.js";
 export { englishStopwords, isStopword, minimumContentTerms, questionWords, stopwordsFor } from "./stopwords.js";
 export { cleanSpoken } from "./spoken-text.js";
 export { identifyLanguage, languageFromFileName, languageFromTag, tesseractLanguage, whisperLanguages } from "./language.js";
