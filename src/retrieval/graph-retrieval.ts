@@ -119,7 +119,7 @@ async function addChunkClips(
     const match = keyMatcher(new Set([...keywordKeys, ...nameKeys.flat()]), termKey);
     const inChunk = documents
       .flatMap((document) => {
-        // Each distinct word keyed once: a clip says "the" forty times.
+        // The keys its words carry; a word whose first letter begins no key is passed over ("the", forty times a clip).
         const words = new Set<string>();
         eachMatch(`${document.transcript} ${document.screen} ${document.visual}`, match, (_word, key) => words.add(key));
         if (![...keywordKeys].some((key) => words.has(key))) return [];
