@@ -3,8 +3,9 @@
 // four at a time as pages are written), so an index written by many transactions (an ingest writes one or more a
 // video) is left in a dozen segments, and a search reads each term's rows from every one through a merge of them. The
 // 8,648 how-to transcripts' clip index was left in 11 segments: a search of 20 videos' clips took 1.29 ms, 0.82 ms with
-// the index in one; the search-cost benchmark's hybrid search 6.8 ms of CPU, 5.9 ms, with the same results. A merge that leaves the largest segment with three quarters of the index does not help: a search still
-// merges eleven segments' rows. FTS5's 'optimize' merges an index into one segment in about 7 µs a row (101,684 clips:
+// the index in one; the search-cost benchmark's hybrid search 6.8 ms of CPU, 5.9 ms, with the same results. A merge
+// that leaves the largest segment with three quarters of the index does not help: a search still merges eleven
+// segments' rows. FTS5's 'optimize' merges an index into one segment in about 7 µs a row (101,684 clips:
 // 0.7 s), so it runs once a batch ends, not as rows are written. Writes that come one at a time with no batch to end
 // (a question's clips written back) merge an index once it is in `scatteredFrom` segments: FTS5 leaves each such small
 // write a segment of its own until there are 16 (its automerge waits on pages written), so that is once in three

@@ -270,15 +270,18 @@ export interface Bm25Ranking {
  * unless the others find fewer rows than the limit.
  */
 export function rankByBm25(context: SqliteContext, ranking: Bm25Ranking): RankedKey[] {
-  const { table, columns, weights, phrases, commonShare = flooredShare } = ranking;
+  const { table, columns, weights, phrases, commonShare = flooredShare, within: listRows } = ranking;
   const { present, informative } = context.termLists.informative(table, columns, weights, phrases.length > 0, commonShare);
   if (present.size === 0 && phrases.length === 0) return [];
+  // The rows a restricted search may return are listed once, however many times it runs.
+  let rows: readonly number[] | undefined;
+  const within = listRows && ((): readonly number[] => (rows ??= listRows()));
   if (informative !== present) {
-    const ranked = rankWeighted(context, { ...ranking, weights: informative });
-    // Fewer rows than asked for: the search runs again with every term.
+    const ranked = rankWeighted(context, { ...ranking, weights: informative, within });
+    // Fewer rows than asked for (a search within a few videos, often): the search runs again with every term.
     if (ranked.length >= ranking.limit) return ranked;
   }
-  return rankWeighted(context, present === weights ? ranking : { ...ranking, weights: present });
+  return rankWeighted(context, { ...ranking, weights: present, within });
 }
 
 function rankWeighted(context: SqliteContext, ranking: Bm25Ranking): RankedKey[] {
