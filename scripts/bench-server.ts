@@ -131,7 +131,7 @@ export async function benchServer(): Promise<Record<string, unknown>> {
     const ask = await load(url, "/api/ask", questions.map((question) => ({ question })));
     process.stderr.write(`ask: p50 ${ask.p50Ms} ms, p95 ${ask.p95Ms} ms; naive search p95 ${searchNaive.p95Ms} ms\n`);
     // The 16-client searches again: every word of them read before, as by a server that has answered such questions.
-    // Beside the phase above, it tells what reading a word's lists the first time costs under load from the rest.
+    // Beside the phase above, it separates what reading a word's lists the first time costs under load from the rest.
     const searchRead = await load(url, "/api/search", questions.slice(100).map((query) => ({ query, limit: 10 })));
     process.stderr.write(`search again (words read before): 16 clients p50 ${searchRead.p50Ms} ms, p95 ${searchRead.p95Ms} ms\n`);
 

@@ -246,6 +246,11 @@ export class FtsTermLists {
   }
 }
 
+/** Character codes `parseRowids` reads. */
+const comma = 44;
+const minus = 45;
+const zero = 48;
+
 /** Rows written as `group_concat(rowid)` writes them: integers, commas between them; empty for none. */
 export function parseRowids(text: string): Int32Array {
   if (text.length === 0) return new Int32Array(0);
@@ -267,10 +272,6 @@ export function parseRowids(text: string): Int32Array {
   rows[row] = sign * value;
   return rows;
 }
-
-const comma = 44;
-const minus = 45;
-const zero = 48;
 
 /** Keeps a list in its index's lists, which start again when they would hold more than `maxListBytes`. */
 function keepList(index: IndexLists, key: string, list: TermList): void {
